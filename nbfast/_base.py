@@ -1,0 +1,264 @@
+"""Shared estimator plumbing: labels, the fit / partial_fit protocol, and the
+predict family on top of the fused scoring kernel.
+
+Subclasses provide the model: which statistics to accumulate (``_init_stats``,
+``_accumulate``), how to turn them into parameters (``_update_params``), and how
+to score (``_linear_terms`` for models whose joint log-likelihood is linear in
+f(x), or an override of ``_score``).
+"""
+
+import numpy as np
+
+from nbfast._compat import BaseEstimator, ClassifierMixin
+from nbfast._kernels import scoring
+from nbfast._kernels.scoring import Output
+from nbfast._kernels.threads import effective_n_threads
+from nbfast._validation import (
+    _feature_names,
+    check_is_fitted,
+    check_sample_weight,
+    check_X,
+    check_y,
+)
+
+
+def encode_labels(classes, y):
+    """Index of each label of ``y`` in the sorted ``classes``; unknown labels raise."""
+    try:
+        index = np.searchsorted(classes, y)
+    except TypeError as exc:
+        raise ValueError(f"Labels in y cannot be compared with the known classes {classes!r}: {exc}") from None
+    index = np.clip(index, 0, len(classes) - 1)
+    unknown = classes[index] != y
+    if np.any(unknown):
+        missing = np.unique(np.asarray(y)[unknown])
+        raise ValueError(
+            f"y contains labels {missing[:10].tolist()} that are not in classes {classes.tolist()}; "
+            "pass every class in `classes=` on the first call to partial_fit."
+        )
+    return index.astype(np.intp, copy=False)
+
+
+def unique_classes(y):
+    """Sorted unique labels of y, refusing a mix of types (for example str and int)."""
+    try:
+        return np.unique(y)
+    except TypeError as exc:
+        raise ValueError(f"Mix of label input types in y: {exc}") from None
+
+
+class _BaseNB(ClassifierMixin, BaseEstimator):
+    """Naive Bayes estimator: fit protocol and predict family.
+
+    Attributes set by every subclass at fit: ``classes_``, ``n_features_in_`` and,
+    when X has string column names, ``feature_names_in_``.
+    """
+
+    #: Count models refuse negative values in X.
+    _non_negative = False
+    #: Names of the fitted sufficient statistics that partial_fit keeps adding to.
+    _stat_names = ()
+
+    # ------------------------------------------------------------------ hooks
+    def _validate_params(self, n_features, n_classes):
+        """Check hyperparameters against the data's shape; raise before any state changes."""
+
+    def _check_X(self, X, reset):
+        """Validate X (fit and predict); subclasses may transform it further."""
+        return check_X(X, self, reset=reset, non_negative=self._non_negative)
+
+    def _init_stats(self, n_classes, n_features):
+        """Return a dict of zeroed sufficient statistics."""
+        raise NotImplementedError
+
+    def _accumulate(self, stats, X, y_index, sample_weight):
+        """Add the statistics of (X, y) into ``stats`` in place."""
+        raise NotImplementedError
+
+    def _update_params(self):
+        """Recompute the model's parameters from its statistics."""
+        raise NotImplementedError
+
+    def _linear_terms(self):
+        """Return (table (n_features, n_classes), bias (n_classes,), binarize, threshold)."""
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------- fitting
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model to X, y.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training vectors.
+        y : array-like of shape (n_samples,)
+            Target values (any sortable label type: ints, strings, ...).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights applied to individual samples (1. for unweighted).
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        feature_names = _feature_names(X)
+        X = self._check_X(X, reset=True)
+        y = check_y(y, X.shape[0])
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        classes = unique_classes(y)
+        self._validate_params(X.shape[1], len(classes))
+        stats = self._init_stats(len(classes), X.shape[1])
+        self._accumulate(stats, X, encode_labels(classes, y), sample_weight)
+        self._commit(stats, classes, X.shape[1], feature_names)
+        return self
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Incremental fit on a batch of samples.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training vectors.
+        y : array-like of shape (n_samples,)
+            Target values; every label must be one of ``classes``.
+        classes : array-like of shape (n_classes,), default=None
+            All the classes that can appear in y. Required on the first call,
+            optional (but must agree) afterwards.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights applied to individual samples (1. for unweighted).
+
+        Returns
+        -------
+        self : object
+            The updated estimator. A call that raises leaves it unchanged.
+        """
+        first_call = not hasattr(self, "classes_")
+        feature_names = _feature_names(X)
+        X = self._check_X(X, reset=first_call)
+        y = check_y(y, X.shape[0])
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        if first_call:
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit.")
+            classes = unique_classes(np.asarray(classes))
+            self._validate_params(X.shape[1], len(classes))
+            stats = self._init_stats(len(classes), X.shape[1])
+        else:
+            if classes is not None and not np.array_equal(self.classes_, unique_classes(np.asarray(classes))):
+                raise ValueError(
+                    f"`classes={classes!r}` is not the same as on last call to partial_fit, was: {self.classes_!r}"
+                )
+            classes = self.classes_
+            self._validate_params(X.shape[1], len(classes))
+            stats = self._current_stats()
+        y_index = encode_labels(classes, y)
+        self._accumulate(stats, X, y_index, sample_weight)
+        if first_call:
+            self._commit(stats, classes, X.shape[1], feature_names)
+        else:
+            self._update_params()
+        return self
+
+    def _current_stats(self):
+        """The fitted statistics, made writable in place for the next batch."""
+        stats = {}
+        for name in self._stat_names:
+            value = np.require(getattr(self, name), dtype=np.float64, requirements=["C", "W"])
+            setattr(self, name, value)
+            stats[name] = value
+        return stats
+
+    def _commit(self, stats, classes, n_features, feature_names):
+        """Install fresh statistics and derive the parameters: the only place fit mutates self."""
+        self.classes_ = classes
+        self.n_features_in_ = n_features
+        if feature_names is not None:
+            self.feature_names_in_ = feature_names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        for name, value in stats.items():
+            setattr(self, name, value)
+        self._update_params()
+
+    # -------------------------------------------------------------- predicting
+    def _score(self, X, mode):
+        """Run the fused kernel in ``mode`` on validated CSR X."""
+        table, bias, binarize, threshold = self._linear_terms()
+        n_samples = X.shape[0]
+        if mode == Output.ARGMAX:
+            labels, out = np.empty(n_samples, dtype=np.int64), np.empty((0, 0))
+        else:
+            labels, out = np.empty(0, dtype=np.int64), np.empty((n_samples, table.shape[1]))
+        scoring.score_csr(
+            X.data, X.indices, X.indptr, table, np.ascontiguousarray(bias, dtype=np.float64),
+            binarize, threshold, mode, out, labels, effective_n_threads(),
+        )
+        return labels if mode == Output.ARGMAX else out
+
+    def _predict_input(self, X):
+        check_is_fitted(self)
+        return self._check_X(X, reset=False)
+
+    def predict_joint_log_proba(self, X):
+        """Joint log probability log P(x, y) = log P(y) + log P(x|y) of each sample and class.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        C : ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
+        return self._score(self._predict_input(X), Output.JOINT_LOG_LIKELIHOOD)
+
+    def predict(self, X):
+        """Most probable class of each sample.
+
+        The argmax is taken inside the kernel: no (n_samples, n_classes) array is built.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        C : ndarray of shape (n_samples,)
+        """
+        class_index = self._score(self._predict_input(X), Output.ARGMAX)
+        return self.classes_[class_index]
+
+    def predict_log_proba(self, X):
+        """Log of the posterior probability of each class, normalized by a stable logsumexp.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        C : ndarray of shape (n_samples, n_classes)
+        """
+        return self._score(self._predict_input(X), Output.LOG_PROBA)
+
+    def predict_proba(self, X):
+        """Posterior probability of each class.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        C : ndarray of shape (n_samples, n_classes)
+            Rows sum to 1; columns in the order of ``classes_``.
+        """
+        return self._score(self._predict_input(X), Output.PROBA)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = self._non_negative
+        tags.classifier_tags.poor_score = True
+        return tags

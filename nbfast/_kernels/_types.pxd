@@ -1,0 +1,10 @@
+# Fused types shared by every kernel: float32/float64 data, int32/int64 indices.
+from libc.stdint cimport int32_t, int64_t
+
+ctypedef fused floating:
+    float
+    double
+
+ctypedef fused integral:
+    int32_t
+    int64_t

@@ -1,0 +1,116 @@
+"""Joint log-likelihood of CSR rows under a linear Naive Bayes model, fused with
+logsumexp, exp or argmax so that no N x C temporary is ever built.
+
+For row x the joint log-likelihood of class c is
+
+    jll[c] = bias[c] + sum_j f(x_j) * table[j, c]
+
+where f(x) = x, or f(x) = [x > threshold] when ``binarize`` is set.  ``table`` is
+(n_features, n_classes), row-major: each nonzero reads one contiguous row.
+"""
+from cython.parallel cimport parallel, prange
+from libc.math cimport exp
+from libc.stdint cimport int64_t
+from libc.stdlib cimport free, malloc
+
+from nbfast._kernels._math cimport logsumexp_inplace_max, prefetch
+from nbfast._kernels._types cimport floating, integral
+
+# What the kernel writes per row.
+cpdef enum Output:
+    JOINT_LOG_LIKELIHOOD = 0
+    LOG_PROBA = 1
+    PROBA = 2
+    ARGMAX = 3
+
+cdef enum:
+    # How many nonzeros ahead the table row is prefetched.
+    PREFETCH_DISTANCE = 8
+
+
+cdef inline void row_jll(
+    const floating *data,
+    const integral *indices,
+    Py_ssize_t start,
+    Py_ssize_t end,
+    const double *table,
+    const double *bias,
+    Py_ssize_t n_classes,
+    bint binarize,
+    double threshold,
+    double *acc,
+) noexcept nogil:
+    cdef Py_ssize_t k, c
+    cdef double value
+    cdef const double *row
+    for c in range(n_classes):
+        acc[c] = bias[c]
+    for k in range(start, end):
+        if k + PREFETCH_DISTANCE < end:
+            prefetch(table + <Py_ssize_t> indices[k + PREFETCH_DISTANCE] * n_classes)
+        if binarize:
+            if not data[k] > threshold:
+                continue
+            value = 1.0
+        else:
+            value = data[k]
+        row = table + <Py_ssize_t> indices[k] * n_classes
+        for c in range(n_classes):
+            acc[c] += value * row[c]
+
+
+def score_csr(
+    const floating[::1] data,
+    const integral[::1] indices,
+    const integral[::1] indptr,
+    const double[:, ::1] table,
+    const double[::1] bias,
+    bint binarize,
+    double threshold,
+    int mode,
+    double[:, ::1] out,
+    int64_t[::1] labels,
+    int n_threads,
+):
+    """Score every row of a CSR matrix.
+
+    ``mode`` selects the output: JOINT_LOG_LIKELIHOOD, LOG_PROBA or PROBA write
+    ``out`` (n_samples, n_classes); ARGMAX writes only ``labels`` (n_samples,),
+    the first class of maximal joint log-likelihood.
+    """
+    cdef Py_ssize_t n_samples = indptr.shape[0] - 1
+    cdef Py_ssize_t n_classes = table.shape[1]
+    cdef Py_ssize_t i, c, best
+    cdef double *acc
+    cdef double norm, top
+    cdef const floating *data_ptr = NULL
+    cdef const integral *indices_ptr = NULL
+
+    if n_samples == 0:
+        return
+    if data.shape[0] > 0:
+        data_ptr = &data[0]
+        indices_ptr = &indices[0]
+    with nogil, parallel(num_threads=n_threads):
+        acc = <double *> malloc(n_classes * sizeof(double))
+        for i in prange(n_samples, schedule="guided"):
+            row_jll(data_ptr, indices_ptr, indptr[i], indptr[i + 1], &table[0, 0], &bias[0],
+                    n_classes, binarize, threshold, acc)
+            if mode == ARGMAX:
+                best = 0
+                for c in range(1, n_classes):
+                    if acc[c] > acc[best]:
+                        best = c
+                labels[i] = best
+            elif mode == JOINT_LOG_LIKELIHOOD:
+                for c in range(n_classes):
+                    out[i, c] = acc[c]
+            else:
+                norm = logsumexp_inplace_max(acc, n_classes, &top)
+                if mode == LOG_PROBA:
+                    for c in range(n_classes):
+                        out[i, c] = acc[c] - norm
+                else:
+                    for c in range(n_classes):
+                        out[i, c] = exp(acc[c] - norm)
+        free(acc)

@@ -1,0 +1,38 @@
+"""One cheap pass over a CSR matrix that counts every kind of malformation, so
+that the Python validation layer can refuse bad input before a kernel reads it."""
+from cython.parallel cimport prange
+from libc.math cimport isfinite
+
+from nbfast._kernels._types cimport floating, integral
+
+
+def count_bad_indptr(const integral[::1] indptr):
+    """Number of positions where indptr decreases."""
+    cdef Py_ssize_t i, bad = 0
+    with nogil:
+        for i in range(1, indptr.shape[0]):
+            if indptr[i] < indptr[i - 1]:
+                bad += 1
+    return bad
+
+
+def count_bad_indices(const integral[::1] indices, Py_ssize_t n_features, int n_threads):
+    """Number of column indices outside [0, n_features)."""
+    cdef Py_ssize_t k, bad = 0
+    with nogil:
+        for k in prange(indices.shape[0], schedule="static", num_threads=n_threads):
+            if indices[k] < 0 or indices[k] >= n_features:
+                bad += 1
+    return bad
+
+
+def count_bad_values(const floating[::1] data, int n_threads):
+    """Return (number of NaN or infinite values, number of negative values)."""
+    cdef Py_ssize_t k, nonfinite = 0, negative = 0
+    with nogil:
+        for k in prange(data.shape[0], schedule="static", num_threads=n_threads):
+            if not isfinite(data[k]):
+                nonfinite += 1
+            elif data[k] < 0:
+                negative += 1
+    return nonfinite, negative

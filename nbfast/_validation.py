@@ -1,0 +1,249 @@
+"""The one gate before the kernels.
+
+Every array that reaches a Cython kernel has passed through here: X becomes a
+CSR matrix with float32/float64 data, matching int32/int64 indices, contiguous
+buffers, indices inside [0, n_features), a valid indptr and finite values.
+The kernels trust all of this and check nothing.
+"""
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+from nbfast._compat import HAVE_SKLEARN, NotFittedError, check_classification_targets
+from nbfast._kernels import validate as _validate_kernels
+from nbfast._kernels.threads import effective_n_threads
+
+if HAVE_SKLEARN:
+    from sklearn.exceptions import DataConversionWarning
+else:  # pragma: no cover - exercised in the no-sklearn CI job
+
+    class DataConversionWarning(UserWarning):
+        """Warning used to notify implicit data conversions happening in the code."""
+
+
+FLOAT_DTYPES = (np.float32, np.float64)
+INDEX_DTYPES = (np.int32, np.int64)
+
+
+def _name(estimator):
+    return type(estimator).__name__
+
+
+def check_is_fitted(estimator, attribute="classes_"):
+    """Raise NotFittedError unless ``estimator`` has been fitted."""
+    if not hasattr(estimator, attribute):
+        raise NotFittedError(
+            f"This {_name(estimator)} instance is not fitted yet. Call 'fit' with "
+            "appropriate arguments before using this estimator."
+        )
+
+
+def _feature_names(X):
+    """Column names of a DataFrame-like X when they are all strings, else None."""
+    columns = getattr(X, "columns", None)
+    if columns is None:
+        return None
+    names = np.asarray(columns, dtype=object)
+    if names.size and all(isinstance(n, str) for n in names):
+        return names
+    return None
+
+
+def _check_feature_names(estimator, X):
+    """At predict time: X's column names must agree with those seen at fit."""
+    names = _feature_names(X)
+    fitted = getattr(estimator, "feature_names_in_", None)
+    if fitted is None and names is None:
+        return
+    if fitted is not None and names is None:
+        warnings.warn(
+            f"X does not have valid feature names, but {_name(estimator)} was fitted with feature names",
+            UserWarning,
+        )
+    elif fitted is None:
+        warnings.warn(
+            f"X has feature names, but {_name(estimator)} was fitted without feature names", UserWarning
+        )
+    elif len(fitted) != len(names) or np.any(fitted != names):
+        raise ValueError(
+            "The feature names should match those that were passed during fit.\n"
+            f"Feature names seen at fit time: {list(fitted)[:10]}\n"
+            f"Feature names passed now: {list(names)[:10]}"
+        )
+
+
+def _dense_to_float(X, name):
+    """Turn any dense array-like into a 2-D float32/float64 ndarray."""
+    dtype_in = getattr(X, "dtype", None)
+    if dtype_in is not None and not isinstance(dtype_in, np.dtype):
+        X = np.asarray(X)  # pandas extension dtypes
+    X = np.asarray(X)
+    if X.dtype.kind in "USV":
+        raise ValueError(
+            "dtype='numeric' is not compatible with arrays of bytes/strings. "
+            f"Convert your data to numeric values explicitly instead (got dtype {X.dtype} for {name})."
+        )
+    if X.dtype.kind == "c":
+        raise ValueError(f"Complex data not supported: {name} has dtype {X.dtype}.")
+    if X.ndim == 0:
+        raise ValueError(f"Expected 2D array, got scalar array instead: {name}={X!r}.")
+    if X.ndim == 1:
+        raise ValueError(
+            f"Expected 2D array, got 1D array instead: {name} has shape {X.shape}. Reshape your data "
+            "either using array.reshape(-1, 1) if your data has a single feature or "
+            "array.reshape(1, -1) if it contains a single sample."
+        )
+    if X.ndim > 2:
+        raise ValueError(f"Found array with dim {X.ndim}. Expected a 2D array for {name}, got shape {X.shape}.")
+    if X.dtype not in FLOAT_DTYPES:
+        X = X.astype(np.float64)  # ints, bools, float16, objects holding numbers
+    return X
+
+
+def _sparse_to_csr(X, name):
+    if X.ndim != 2:
+        raise ValueError(f"Expected a 2D sparse matrix for {name}, got {X.ndim} dimension(s).")
+    if X.format != "csr":
+        X = X.tocsr()
+    if X.dtype.kind == "c":
+        raise ValueError(f"Complex data not supported: {name} has dtype {X.dtype}.")
+    if X.dtype.kind not in "biuf":
+        raise ValueError(f"Sparse {name} must hold numbers, got dtype {X.dtype}.")
+    return X
+
+
+def _csr_buffers(X):
+    """Contiguous (data, indices, indptr) with float data and one shared index dtype.
+
+    Checks the structure scipy's constructor does not: lengths, indptr's ends and
+    monotonicity, and the index dtype.
+    """
+    data, indices, indptr = X.data, X.indices, X.indptr
+    if data.dtype not in FLOAT_DTYPES:
+        data = data.astype(np.float64)
+    if indices.dtype not in INDEX_DTYPES or indptr.dtype not in INDEX_DTYPES:
+        raise ValueError(f"CSR indices must be int32 or int64, got {indices.dtype} and {indptr.dtype}.")
+    if indices.dtype != indptr.dtype:
+        indices, indptr = indices.astype(np.int64), indptr.astype(np.int64)
+    data, indices, indptr = (np.ascontiguousarray(a) for a in (data, indices, indptr))
+    n_samples = X.shape[0]
+    if indptr.ndim != 1 or indptr.shape[0] != n_samples + 1:
+        raise ValueError(f"Malformed CSR: indptr has length {indptr.shape[0]}, expected n_samples + 1 = {n_samples + 1}.")
+    if data.shape[0] != indices.shape[0]:
+        raise ValueError(f"Malformed CSR: data has {data.shape[0]} entries but indices has {indices.shape[0]}.")
+    if indptr[0] != 0:
+        raise ValueError(f"Malformed CSR: indptr must start at 0, got {indptr[0]}.")
+    if indptr[-1] != indices.shape[0]:
+        raise ValueError(
+            f"Malformed CSR: indptr ends at {indptr[-1]} but there are {indices.shape[0]} stored entries."
+        )
+    if _validate_kernels.count_bad_indptr(indptr):
+        row = int(np.flatnonzero(np.diff(indptr) < 0)[0])
+        raise ValueError(f"Malformed CSR: indptr decreases at row {row} ({indptr[row]} -> {indptr[row + 1]}).")
+    return data, indices, indptr
+
+
+def check_X(X, estimator, *, reset, non_negative=False, input_name="X"):
+    """Validate X for fit or predict and return it as a CSR matrix ready for the kernels.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    estimator : the estimator being fitted (``reset=True``) or used to predict
+        (``reset=False``: X must agree with its ``n_features_in_`` and
+        ``feature_names_in_``).  It is never modified here.
+    non_negative : bool
+        Refuse negative values (count models).
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix or csr_array
+        With float32/float64 ``data``, int32/int64 ``indices`` and ``indptr`` of
+        one dtype, every buffer C-contiguous.  No copy is made when X already
+        is such a CSR matrix.
+    """
+    name = _name(estimator)
+    if not reset:
+        check_is_fitted(estimator, "n_features_in_")
+        _check_feature_names(estimator, X)
+    if sp.issparse(X):
+        X = _sparse_to_csr(X, input_name)
+    else:
+        X = sp.csr_array(_dense_to_float(X, input_name))
+    n_samples, n_features = X.shape
+    if n_samples < 1:
+        raise ValueError(
+            f"Found array with 0 sample(s) (shape={X.shape}) while a minimum of 1 is required by {name}."
+        )
+    if n_features < 1:
+        raise ValueError(
+            f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is required by {name}."
+        )
+    if not reset:
+        if n_features != estimator.n_features_in_:
+            raise ValueError(
+                f"X has {n_features} features, but {name} is expecting {estimator.n_features_in_} features as input."
+            )
+    data, indices, indptr = _csr_buffers(X)
+    n_threads = effective_n_threads()
+    if _validate_kernels.count_bad_indices(indices, n_features, n_threads):
+        bad = indices[(indices < 0) | (indices >= n_features)][0]
+        raise ValueError(f"Malformed CSR: column index {bad} is outside [0, {n_features}) for {input_name}.")
+    nonfinite, negative = _validate_kernels.count_bad_values(data, n_threads)
+    if nonfinite:
+        kind = "NaN" if np.isnan(data).any() else "infinity"
+        raise ValueError(f"Input {input_name} contains {kind} ({nonfinite} NaN or infinite value(s)); {name} needs finite values.")
+    if non_negative and negative:
+        raise ValueError(f"Negative values in data passed to {name} (input {input_name}): {negative} value(s) below 0.")
+    if data is not X.data or indices is not X.indices or indptr is not X.indptr:
+        X = type(X)((data, indices, indptr), shape=X.shape, copy=False)
+        X.indices, X.indptr = indices, indptr  # the constructor may downcast the index dtype
+    return X
+
+
+def check_y(y, n_samples):
+    """Validate class labels: 1-D (a column vector is raveled with a warning), one per sample."""
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected. Please change the shape of y "
+            "to (n_samples,), for example using ravel().",
+            DataConversionWarning,
+            stacklevel=3,
+        )
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"y should be a 1d array, got an array of shape {y.shape} instead.")
+    if y.shape[0] != n_samples:
+        raise ValueError(f"Found input variables with inconsistent numbers of samples: [{n_samples}, {y.shape[0]}]")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError("Input y contains NaN or infinity.")
+    if y.dtype.kind == "O" and any(v is None or (isinstance(v, float) and v != v) for v in y):
+        raise ValueError("Input y contains None or NaN.")
+    check_classification_targets(y)
+    return y
+
+
+def check_sample_weight(sample_weight, n_samples):
+    """Return sample weights as a float64 array of shape (n_samples,)."""
+    if sample_weight is None:
+        return None
+    if np.isscalar(sample_weight):
+        return np.full(n_samples, float(sample_weight))
+    sample_weight = np.asarray(sample_weight)
+    if sample_weight.dtype.kind not in "biuf":
+        raise ValueError(f"sample_weight must be numeric, got dtype {sample_weight.dtype}.")
+    sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
+    if sample_weight.ndim != 1:
+        raise ValueError("Sample weights must be 1D array or scalar")
+    if sample_weight.shape != (n_samples,):
+        raise ValueError(f"sample_weight.shape == {sample_weight.shape}, expected {(n_samples,)}!")
+    if not np.all(np.isfinite(sample_weight)):
+        raise ValueError("Input sample_weight contains NaN or infinity.")
+    if np.any(sample_weight < 0):
+        raise ValueError("Negative values in sample_weight: weights must be non-negative.")
+    if n_samples and not sample_weight.any():
+        raise ValueError("Sample weights must contain at least one non-zero number: all sample_weight are 0.")
+    return sample_weight
