@@ -58,6 +58,11 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
     _non_negative = False
     #: Names of the fitted sufficient statistics that partial_fit keeps adding to.
     _stat_names = ()
+    #: Attributes that fully determine a fitted model, in an order in which
+    #: setting them (``setattr``) rebuilds a working model: persistence, interop
+    #: with scikit-learn and merging restore models through these.
+    #: ``feature_names_in_`` is handled separately (it is optional).
+    _fitted_attributes = ("classes_", "n_features_in_")
 
     # ------------------------------------------------------------------ hooks
     def _validate_params(self, n_features, n_classes):

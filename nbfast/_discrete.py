@@ -48,6 +48,9 @@ class _BaseDiscreteNB(_BaseNB):
 
     _non_negative = True
     _stat_names = ("class_count_", "feature_count_")
+    _fitted_attributes = (
+        "classes_", "n_features_in_", "class_count_", "feature_count_", "class_log_prior_", "feature_log_prob_",
+    )
 
     def __init__(self, alpha=1.0, fit_prior=True, class_prior=None, force_alpha=True):
         self.alpha = alpha
