@@ -74,12 +74,18 @@ extensions = [
         f"nbfast._kernels.{name}",
         [f"nbfast/_kernels/{name}.pyx"],
         include_dirs=[np.get_include(), "nbfast/_kernels"],
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_9_API_VERSION")],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_9_API_VERSION"), ("NBFAST_BOUNDSCHECK", int(DEBUG))],
     )
     for name in KERNELS
 ]
 
 setup(
-    ext_modules=cythonize(extensions, compiler_directives=directives, nthreads=0 if sys.platform == "win32" else 2),
+    ext_modules=cythonize(
+        extensions,
+        compiler_directives=directives,
+        # Separate generated C for the debug build, so the two builds never reuse each other's files.
+        build_dir="build/cython-debug" if DEBUG else "build/cython",
+        nthreads=0 if sys.platform == "win32" else 2,
+    ),
     cmdclass={"build_ext": BuildExtWithOpenMP},
 )

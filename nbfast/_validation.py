@@ -98,7 +98,10 @@ def _dense_to_float(X, name):
     if X.ndim > 2:
         raise ValueError(f"Found array with dim {X.ndim}. Expected a 2D array for {name}, got shape {X.shape}.")
     if X.dtype not in FLOAT_DTYPES:
-        X = X.astype(np.float64)  # ints, bools, float16, objects holding numbers
+        try:
+            X = X.astype(np.float64)  # ints, bools, float16, objects holding numbers
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{name} must hold numbers: {exc}") from None
     return X
 
 

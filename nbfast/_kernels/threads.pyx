@@ -1,5 +1,8 @@
-"""The one place that decides how many threads a kernel uses."""
+"""The one place that decides how many threads a kernel uses, and what the build gave."""
 from nbfast._kernels._openmp cimport NBFAST_OPENMP, omp_get_max_threads
+
+cdef extern from *:
+    int NBFAST_BOUNDSCHECK  # set by setup.py: 1 in the debug build (NBFAST_DEBUG_BUILD=1)
 
 
 def openmp_enabled():
@@ -14,3 +17,8 @@ def effective_n_threads():
     or by ``threadpoolctl.threadpool_limits(..., user_api="openmp")``.
     """
     return max(1, omp_get_max_threads())
+
+
+def bounds_checked():
+    """Return True for the debug build, whose kernels check every memoryview index."""
+    return bool(NBFAST_BOUNDSCHECK)
