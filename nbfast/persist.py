@@ -42,6 +42,7 @@ import mmap as _mmap
 import numbers
 import os
 import struct
+import sys
 
 import numpy as np
 
@@ -349,6 +350,8 @@ def _read_header(f):
     if size != expected:
         what = "truncated" if size < expected else "trailing bytes"
         raise ModelFormatError(f"{what}: the file has {size} bytes, its header describes {expected}.")
+    if any(f.read(data_start - _PREAMBLE.size - header_nbytes)):
+        raise ModelFormatError("corrupted: the padding after the header is not zero.")
     return header, data_start
 
 
@@ -490,10 +493,14 @@ class _Decoder:
 
 
 def _array_views(data, entries):
-    return [
-        data[e["offset"]: e["offset"] + e["nbytes"]].view(e["dtype"]).reshape(e["shape"], order=e["order"])
-        for e in entries
-    ]
+    """Each array of the table as a view of the data section."""
+    arrays = []
+    for e in entries:
+        raw = data[e["offset"]: e["offset"] + e["nbytes"]]
+        if e["dtype"].kind == "U" and raw.size and raw.view("<u4").max() > sys.maxunicode:
+            raise ModelFormatError("invalid string array: a character is beyond the Unicode range.")
+        arrays.append(raw.view(e["dtype"]).reshape(e["shape"], order=e["order"]))
+    return arrays
 
 
 def load(path, *, mmap=False):
@@ -560,7 +567,8 @@ def _describe(value, entries):
     if "__scalar__" in value:
         return repr(value["value"])
     if "__tuple__" in value:
-        return "(" + ", ".join(_describe(v, entries) for v in value["__tuple__"]) + ",)"
+        items = [_describe(v, entries) for v in value["__tuple__"]]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
     if "__dict__" in value:
         return "{" + ", ".join(f"{k!r}: {_describe(v, entries)}" for k, v in value["__dict__"].items()) + "}"
     spec = value["__estimator__"]
