@@ -57,6 +57,7 @@ MAGIC = b"\x89NBFAST\n"
 _FORMAT_NAME = "nbfast-model"
 _PREAMBLE = struct.Struct("<8sQ32s")  # magic, header length, sha256 of the header
 _ALIGN = 64
+_READ_CHUNK = 1 << 20
 _FOREIGN_SIGNATURES = (
     (b"PK\x03\x04", "a zip archive (an .npz written by another program?)"),
     (b"\x93NUMPY", "a NumPy .npy file"),
@@ -402,21 +403,28 @@ def _check_array_entry(entry, data_nbytes):
 
 
 def _read_data(f, data_start, nbytes, mmap):
-    """The data section as a uint8 array: memory-mapped read-only, or read into memory."""
+    """The data section as a uint8 array (memory-mapped read-only, or read into memory) and its sha256.
+
+    When reading, each chunk is hashed as it arrives, while it is still in cache.
+    """
+    digest = hashlib.sha256()
     if nbytes == 0:
-        return np.empty(0, dtype=np.uint8)
+        return np.empty(0, dtype=np.uint8), digest.hexdigest()
     if mmap:
         mapping = _mmap.mmap(f.fileno(), 0, access=_mmap.ACCESS_READ)
-        return np.frombuffer(mapping, dtype=np.uint8, count=nbytes, offset=data_start)
+        data = np.frombuffer(mapping, dtype=np.uint8, count=nbytes, offset=data_start)
+        digest.update(data)
+        return data, digest.hexdigest()
     data = np.empty(nbytes, dtype=np.uint8)
     f.seek(data_start)
     view, done = memoryview(data), 0
     while done < nbytes:
-        n = f.readinto(view[done:])
+        n = f.readinto(view[done: done + _READ_CHUNK])
         if not n:
             raise ModelFormatError("truncated while reading the arrays.")
+        digest.update(view[done: done + n])
         done += n
-    return data
+    return data, digest.hexdigest()
 
 
 class _Decoder:
@@ -537,8 +545,8 @@ def load(path, *, mmap=False):
     try:
         with open(path, "rb") as f:
             header, data_start = _read_header(f)
-            data = _read_data(f, data_start, header["data_nbytes"], mmap)
-        if hashlib.sha256(data).hexdigest() != header["data_sha256"]:
+            data, digest = _read_data(f, data_start, header["data_nbytes"], mmap)
+        if digest != header["data_sha256"]:
             raise ModelFormatError("corrupted: the data checksum does not match.")
         try:
             model = _Decoder(_array_views(data, header["arrays"])).model(header["model"])
