@@ -137,6 +137,11 @@ def check_fitted_state(model):
         if name != "classes_" and any(a.dtype.kind not in "biuf" for a in _arrays_in(getattr(model, name))):
             raise ValueError(f"{name} must hold numbers.")
     if isinstance(model, _BaseNB):
+        # Every naive Bayes model has parameters per (class, feature): this bounds
+        # n_features_in_ before the expected shapes are built from it.
+        stored = sum(a.size for name in type(model)._fitted_attributes for a in _arrays_in(getattr(model, name)))
+        if stored < n_classes * n_features:
+            raise ValueError(f"{n_classes} classes and n_features_in_={n_features} do not fit the stored arrays.")
         template = model._init_stats(n_classes, n_features) if model._stat_names else {}
         for name, expected in template.items():
             value = getattr(model, name)

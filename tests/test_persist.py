@@ -1,5 +1,6 @@
 """Model files: bit-identical round trips, a battery of bad files, a fuzz test, old files, pickle and info."""
 
+import copy
 import hashlib
 import io
 import json
@@ -380,6 +381,7 @@ BAD_FILES = {
     "deeply-nested": (lambda raw: _deeply_nested(raw, 100_000), "unreadable header"),
     "short-class-log-prior": (lambda raw: _inconsistent(class_log_prior_=lambda v: v[:2]), r"bias \(2,\)"),
     "wrong-n-features": (lambda raw: _inconsistent(n_features_in_=lambda v: v + 5), r"shape \(3, 12\), expected \(3, 17\)"),
+    "huge-n-features": (lambda raw: _inconsistent(n_features_in_=lambda v: 10**15), "do not fit the stored arrays"),
     "narrow-log-prob-table": (lambda raw: _inconsistent(feature_log_prob_=lambda v: v[:, :5]), "scoring table has shape"),
     "wrong-count-shape": (lambda raw: _inconsistent(feature_count_=lambda v: v[:, :3]), "feature_count_ has shape"),
     "unsorted-classes": (lambda raw: _inconsistent(classes_=lambda v: v[::-1].copy()), "sorted, unique"),
@@ -477,6 +479,52 @@ def test_fuzzed_files_only_raise_model_format_error(content):
             nbfast.load(path)
         with pytest.raises(ModelFormatError):
             nbfast.load(path, mmap=True)
+
+
+def _paths(node, prefix=()):
+    """Every place in a JSON document, as key/index paths."""
+    yield prefix
+    children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, child in children:
+        yield from _paths(child, (*prefix, key))
+
+
+_FUZZ_HEADER = _layout(_FUZZ_MODEL)[0]
+_FUZZ_PATHS = list(_paths(_FUZZ_HEADER))[1:]
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=8)
+    | st.sampled_from(["MultinomialNB", "BernoulliNB", "<f8", "|O", "<U3", "C", "F", "__ndarray__"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["__ndarray__", "__scalar__", "value", "__tuple__", "__dict__", "__estimator__", "object",
+                         "class", "params", "fitted", "x"]), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from([p for p in _FUZZ_PATHS if p[0] == "model"]) | st.sampled_from(_FUZZ_PATHS),
+                          _JSON), min_size=1, max_size=3))
+def test_fuzzed_headers_with_valid_checksums_only_raise_model_format_error(edits):
+    """Structurally edited headers (checksums recomputed) load or raise ModelFormatError, nothing else."""
+
+    def edit(header):
+        for path, value in edits:
+            node = header
+            try:
+                for key in path[:-1]:
+                    node = node[key]
+                node[path[-1]] = copy.deepcopy(value)
+            except (KeyError, IndexError, TypeError):
+                pass  # an earlier edit removed this place
+
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "fuzz.nbf"
+        path.write_bytes(_with_header(_FUZZ_MODEL, edit))
+        for read in (nbfast.load, persist.read_info):
+            try:
+                read(path)
+            except ModelFormatError:
+                pass
 
 
 # ------------------------------------------------------------------ format stability
