@@ -43,13 +43,16 @@ import numbers
 import os
 import struct
 import sys
+import threading
 
 import numpy as np
 
 from nbfast._base import _BaseNB
 from nbfast._compat import NotFittedError
 
-__all__ = ["FORMAT_VERSION", "ModelFormatError", "check_fitted_state", "estimator_classes", "load", "read_info", "save"]
+__all__ = [
+    "FORMAT_VERSION", "ModelFormatError", "check_fitted_state", "estimator_classes", "load", "read_info", "rebuild", "save",
+]
 
 #: Version of the file layout written by :func:`save`.
 FORMAT_VERSION = 1
@@ -311,7 +314,7 @@ def save(model, path):
     }
     raw = json.dumps(header, separators=(",", ":")).encode("utf-8")
     path = os.fspath(path)
-    temporary = f"{path}.{os.getpid()}.tmp"
+    temporary = f"{path}.{os.getpid()}-{threading.get_ident()}.tmp"
     try:
         with open(temporary, "wb") as f:
             f.write(_PREAMBLE.pack(MAGIC, len(raw), hashlib.sha256(raw).digest()))

@@ -25,10 +25,6 @@ def _data(name, labels):
     return X, labels_of_kind(y, labels)
 
 
-def _attributes(model, names):
-    return {name: getattr(model, name) for name in names}
-
-
 def assert_same_attributes(a, b, names):
     for name in names:
         x, z = getattr(a, name), getattr(b, name)
