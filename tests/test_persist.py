@@ -14,7 +14,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 from conftest import LABEL_KINDS, data_for, labels_of_kind
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -543,7 +542,7 @@ def test_stored_files_cover_int_and_string_labels():
 @pytest.mark.parametrize("stem", STORED)
 def test_stored_model_files_still_load_and_predict(stem):
     expected = _expected()
-    X = sp.csr_matrix((expected["X_data"], expected["X_indices"], expected["X_indptr"]), shape=tuple(expected["X_shape"]))
+    X = expected[f"{stem}/X"]
     model = nbfast.load(DATA / f"{stem}.nbf")
     assert type(model).__name__ == stem.split("-")[0]
     np.testing.assert_array_equal(model.predict(X), expected[f"{stem}/predict"])
