@@ -212,7 +212,7 @@ class _Encoder:
         return spec
 
     def value(self, value, where):
-        if value is None or isinstance(value, (bool, str)) and not isinstance(value, np.generic):
+        if value is None or (isinstance(value, (bool, str)) and not isinstance(value, np.generic)):
             return value
         if isinstance(value, np.generic):
             if not _allowed_dtype(value.dtype):
