@@ -5,7 +5,9 @@ computed by OpenMP Cython kernels directly on scipy CSR matrices.
 """
 
 from nbfast._discrete import BernoulliNB, MultinomialNB
+from nbfast.interop import from_sklearn
+from nbfast.persist import ModelFormatError, load, save
 
 __version__ = "0.1.0"
 
-__all__ = ["BernoulliNB", "MultinomialNB", "__version__"]
+__all__ = ["BernoulliNB", "ModelFormatError", "MultinomialNB", "__version__", "from_sklearn", "load", "save"]

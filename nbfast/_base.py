@@ -261,6 +261,18 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         """
         return self._score(self._predict_input(X), Output.PROBA)
 
+    def to_sklearn(self):
+        """The scikit-learn equivalent of this fitted model (see :func:`nbfast.interop.to_sklearn`).
+
+        Returns
+        -------
+        estimator : sklearn.naive_bayes estimator
+            Same class name, parameters and fitted attributes (copied).
+        """
+        from nbfast.interop import to_sklearn
+
+        return to_sklearn(self)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True

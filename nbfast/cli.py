@@ -12,6 +12,7 @@ import sys
 # name -> (module, one-line help)
 COMMANDS = {
     "demo": ("nbfast.demo", "train and batch-score a synthetic corpus, beside scikit-learn when installed"),
+    "info": ("nbfast.info", "describe a model file (class, parameters, classes, features) without loading its arrays"),
 }
 
 

@@ -53,3 +53,32 @@ def n_threads_limit():
         return threadpoolctl.threadpool_limits(limits=n, user_api="openmp")
 
     return limit
+
+
+# ------------------------------------------------- any estimator, any label type
+LABEL_KINDS = ["int", "str", "object", "float", "bool"]
+
+
+def labels_of_kind(y, kind):
+    """Integer labels y recast as another label type (bool keeps two classes)."""
+    names = np.array([f"class {i}" for i in range(y.max() + 1)])
+    return {
+        "int": y,
+        "str": names[y],
+        "object": names.astype(object)[y],
+        "float": y * 2.0 - 1.0,
+        "bool": y % 2 == 0,
+    }[kind]
+
+
+def data_for(estimator_name, n_samples=120, n_features=12, n_classes=3, seed=0):
+    """(X, y) suited to an estimator: categories, real values or counts; None without a recipe."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(n_samples) % n_classes
+    if estimator_name == "CategoricalNB":
+        return (rng.integers(0, 3, size=(n_samples, n_features)) + (y[:, None] > 0)).astype(np.float64), y
+    if estimator_name == "GaussianNB":
+        return rng.normal(size=(n_samples, n_features)) + y[:, None], y
+    if estimator_name in ("MultinomialNB", "BernoulliNB", "ComplementNB", "PoissonNB"):
+        return make_documents(n_samples, n_features, n_classes, mean_length=20, random_state=seed)
+    return None
