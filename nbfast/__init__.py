@@ -4,8 +4,19 @@ Drop-in replacements for scikit-learn's ``sklearn.naive_bayes`` estimators,
 computed by OpenMP Cython kernels directly on scipy CSR matrices.
 """
 
-from nbfast._discrete import BernoulliNB, MultinomialNB
+from nbfast._categorical import CategoricalNB
+from nbfast._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
+from nbfast._patch import patch_sklearn, unpatch_sklearn
 
 __version__ = "0.1.0"
 
-__all__ = ["BernoulliNB", "MultinomialNB", "__version__"]
+__all__ = [
+    "BernoulliNB",
+    "CategoricalNB",
+    "ComplementNB",
+    "MultinomialNB",
+    "PoissonNB",
+    "__version__",
+    "patch_sklearn",
+    "unpatch_sklearn",
+]
