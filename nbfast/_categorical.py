@@ -24,7 +24,9 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 
 from nbfast._discrete import _BaseDiscreteNB, accumulate_class_counts
+from nbfast._kernels.categories import category_columns, count_bad_codes
 from nbfast._kernels.scoring import Output
+from nbfast._kernels.threads import effective_n_threads
 
 # Category codes must fit an int64 exactly once converted from float.
 _MAX_CODE = 2.0**53
@@ -177,32 +179,31 @@ class CategoricalNB(_BaseDiscreteNB):
     # ---------------------------------------------------------- input
     def _check_X(self, X, reset):
         X = super()._check_X(X, reset)
-        data = X.data
-        non_integer = data != np.floor(data)
-        if np.any(non_integer) or (data.size and data.max() >= _MAX_CODE):
-            bad = data[non_integer | (data >= _MAX_CODE)][0]
+        if count_bad_codes(X.data, _MAX_CODE, effective_n_threads()):
+            data = X.data
+            bad = data[(data != np.floor(data)) | (data >= _MAX_CODE)][0]
             raise ValueError(
                 f"CategoricalNB needs non-negative integer category codes in X (below 2**53); got {bad!r}. "
                 "Encode the categories first, for example with sklearn.preprocessing.OrdinalEncoder."
             )
         return X
 
-    def _codes(self, X):
-        """Category of every stored entry of validated X, clipped at max_categories - 1."""
-        codes = X.data.astype(np.int64)
-        if self.max_categories is not None:
-            np.minimum(codes, self.max_categories - 1, out=codes)
-        return codes
+    def _max_code(self):
+        """Largest category kept: values above it are clipped to it."""
+        return np.iinfo(np.int64).max if self.max_categories is None else self.max_categories - 1
 
-    def _category_matrix(self, X, codes, n_categories):
+    def _category_matrix(self, X, n_categories):
         """X with entry (i, j, v) moved to column start_j + min(v, slot), value [v > 0].
 
         Stored zeros get value 0: category 0 is accounted for by the bias.
         """
-        columns = np.minimum(codes, n_categories[X.indices])  # unseen categories -> the feature's slot
-        columns += _starts(n_categories)[X.indices]
-        flags = (codes > 0).astype(np.float64)
-        return _csr(flags, columns, X.indptr.astype(np.int64), (X.shape[0], int(np.sum(n_categories + 1))))
+        columns = np.empty(X.nnz, dtype=np.int64)
+        present = np.empty(X.nnz, dtype=np.float64)
+        category_columns(
+            X.data, X.indices, n_categories, _starts(n_categories), self._max_code(), columns, present,
+            effective_n_threads(),
+        )
+        return _csr(present, columns, X.indptr.astype(np.int64), (X.shape[0], int(np.sum(n_categories + 1))))
 
     # ---------------------------------------------------------- statistics
     def _init_stats(self, n_classes, n_features):
@@ -219,9 +220,9 @@ class CategoricalNB(_BaseDiscreteNB):
 
     def _accumulate(self, stats, X, y_index, sample_weight):
         n_classes, n_features = stats["class_count_"].shape[0], X.shape[1]
-        codes = self._codes(X)
-        largest = np.zeros(n_features, dtype=np.int64)
-        np.maximum.at(largest, X.indices, codes)
+        largest = np.zeros(n_features)
+        np.maximum.at(largest, X.indices, X.data)
+        largest = np.minimum(largest.astype(np.int64), self._max_code())
         old = stats["n_categories_"]
         new = np.maximum(np.maximum(old, largest + 1), self._min_categories(n_features))
         counts = stats["_category_counts"]
@@ -232,7 +233,7 @@ class CategoricalNB(_BaseDiscreteNB):
             counts = grown
         # Categories v > 0 are counted from the stored entries; category 0 of
         # feature j gets N_c minus the class's rows where x_j > 0.
-        categories = self._category_matrix(X, codes, new)
+        categories = self._category_matrix(X, new)
         batch_class_count = np.zeros(n_classes)
         accumulate_class_counts(categories, y_index, sample_weight, batch_class_count, counts)
         present = np.zeros((n_classes, n_features))
@@ -313,7 +314,7 @@ class CategoricalNB(_BaseDiscreteNB):
         return self._delta_table, self.class_log_prior_ + self._log_zero_sum, False, 0.0
 
     def _score(self, X, mode):
-        categories = self._category_matrix(X, self._codes(X), self.n_categories_)
+        categories = self._category_matrix(X, self.n_categories_)
         if self._finite:
             return super()._score(categories, mode)
         return self._score_with_impossible_categories(categories, mode)
