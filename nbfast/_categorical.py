@@ -197,6 +197,7 @@ class CategoricalNB(_BaseDiscreteNB):
 
         Stored zeros get value 0: category 0 is accounted for by the bias.
         """
+        n_categories = np.ascontiguousarray(n_categories, dtype=np.int64)  # also when set by hand
         columns = np.empty(X.nnz, dtype=np.int64)
         present = np.empty(X.nnz, dtype=np.float64)
         category_columns(
