@@ -4,10 +4,25 @@ Drop-in replacements for scikit-learn's ``sklearn.naive_bayes`` estimators,
 computed by OpenMP Cython kernels directly on scipy CSR matrices.
 """
 
-from nbfast._discrete import BernoulliNB, MultinomialNB
+from nbfast._categorical import CategoricalNB
+from nbfast._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
+from nbfast._patch import patch_sklearn, unpatch_sklearn
 from nbfast.interop import from_sklearn
 from nbfast.persist import ModelFormatError, load, save
 
 __version__ = "0.1.0"
 
-__all__ = ["BernoulliNB", "ModelFormatError", "MultinomialNB", "__version__", "from_sklearn", "load", "save"]
+__all__ = [
+    "BernoulliNB",
+    "CategoricalNB",
+    "ComplementNB",
+    "ModelFormatError",
+    "MultinomialNB",
+    "PoissonNB",
+    "__version__",
+    "from_sklearn",
+    "load",
+    "patch_sklearn",
+    "save",
+    "unpatch_sklearn",
+]

@@ -161,6 +161,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         if first_call:
             self._commit(stats, classes, X.shape[1], feature_names)
         else:
+            for name, value in stats.items():  # _accumulate may have replaced (grown) a statistic
+                setattr(self, name, value)
             self._update_params()
         return self
 

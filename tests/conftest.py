@@ -30,6 +30,26 @@ def read_only(X):
     return X
 
 
+def logsumexp_reference(a):
+    """Row-wise log(sum(exp(a))), the plain numpy way."""
+    m = a.max(axis=1, keepdims=True)
+    return m + np.log(np.exp(a - m).sum(axis=1, keepdims=True))
+
+
+def split(X, y):
+    """First half for training (X, y), second half of X for testing."""
+    half = X.shape[0] // 2
+    return X[:half], y[:half], X[half:]
+
+
+def rebuild(model):
+    """A fresh estimator of the same class, rebuilt by setting ``model._fitted_attributes`` in order."""
+    clone = type(model)(**model.get_params())
+    for name in model._fitted_attributes:
+        setattr(clone, name, getattr(model, name))
+    return clone
+
+
 def tolerance(dtype):
     """Agreement expected with scikit-learn and the float64 reference."""
     return 1e-9 if dtype == np.float64 else 1e-5
