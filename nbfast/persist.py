@@ -147,6 +147,8 @@ def check_fitted_state(model):
             raise ValueError(f"{n_classes} classes and n_features_in_={n_features} do not fit the stored arrays.")
         template = model._init_stats(n_classes, n_features) if model._stat_names else {}
         for name, expected in template.items():
+            if name not in type(model)._fitted_attributes:
+                continue  # private statistics are derived from the fitted attributes, not stored
             value = getattr(model, name)
             if isinstance(expected, np.ndarray) and np.shape(value) != expected.shape:
                 raise ValueError(f"{name} has shape {np.shape(value)}, expected {expected.shape}.")

@@ -41,7 +41,11 @@ def test_from_sklearn_predicts_the_same(nb_cls, sk_cls, labels):
     X, y = _data(sk_cls.__name__, labels)
     sk_model = sk_cls().fit(X, y)
     model = nbfast.from_sklearn(sk_model)
-    assert type(model) is nb_cls and repr(model.get_params()) == repr(sk_model.get_params())
+    assert type(model) is nb_cls
+    ours, theirs = model.get_params(), sk_model.get_params()
+    assert repr({k: ours[k] for k in theirs}) == repr(theirs)
+    defaults = nb_cls().get_params()
+    assert all(repr(ours[k]) == repr(defaults[k]) for k in ours.keys() - theirs.keys())  # nbfast-only: defaults
     assert_same_attributes(model, sk_model, nb_cls._fitted_attributes)
     np.testing.assert_array_equal(model.predict(X), sk_model.predict(X))
     np.testing.assert_allclose(model.predict_proba(X), sk_model.predict_proba(X), rtol=1e-10, atol=1e-12)
