@@ -22,6 +22,9 @@ DATA = {
     "counts": lambda: (lambda X, y: (X[:60].toarray(), y[:60], X[60:].toarray()))(
         *make_documents(80, 30, 3, mean_length=15, random_state=5)
     ),
+    "categories": lambda: (lambda X: (X[:60], np.arange(60) % 3, X[60:]))(
+        np.random.default_rng(6).integers(0, 4, size=(80, 8)).astype(np.float64)
+    ),
 }
 # file stem -> (estimator factory, label kind, data kind)
 MODELS = {
@@ -29,6 +32,9 @@ MODELS = {
     "MultinomialNB-str": (lambda: nbfast.MultinomialNB(class_prior=[0.2, 0.3, 0.5]), "str", "counts"),
     "BernoulliNB-int": (lambda: nbfast.BernoulliNB(binarize=1.0), "int", "counts"),
     "BernoulliNB-str": (lambda: nbfast.BernoulliNB(alpha=np.linspace(0.5, 1.5, 30)), "str", "counts"),
+    "ComplementNB-str": (lambda: nbfast.ComplementNB(norm=True), "str", "counts"),
+    "PoissonNB-int": (lambda: nbfast.PoissonNB(alpha=0.5, beta=2.0), "int", "counts"),
+    "CategoricalNB-str": (lambda: nbfast.CategoricalNB(max_categories=3), "str", "categories"),
 }
 
 
