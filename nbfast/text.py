@@ -289,18 +289,18 @@ class HashingVectorizer(BaseEstimator):
         table = _lowercase_table() if self.lowercase else _IDENTITY_TABLE
         # a thread per MIN_CODE_POINTS_PER_THREAD: small batches do not pay for waking threads
         n_threads = int(min(effective_n_threads(), 1 + views[2].sum() // MIN_CODE_POINTS_PER_THREAD))
-        n_tokens = np.empty(n_documents, dtype=np.int64)
-        _hashing.count_tokens(*views, *table.arrays, n_tokens, n_threads)
+        # k tokens of >= 2 word characters need 3k - 1 code points after lowercasing
+        max_tokens = (views[2] * table.max_code_points + 1) // 3
         min_n, max_n = self.ngram_range
-        n_raw = sum(np.maximum(n_tokens - (n - 1), 0) for n in range(min_n, max_n + 1))
+        slots = sum(np.maximum(max_tokens - (n - 1), 0) for n in range(min_n, max_n + 1))
         raw_ptr = np.zeros(n_documents + 1, dtype=np.int64)
-        np.cumsum(n_raw, out=raw_ptr[1:])
+        np.cumsum(slots, out=raw_ptr[1:])
         raw = np.empty(raw_ptr[-1], dtype=np.uint64)
         nnz = np.empty(n_documents, dtype=np.int64)
         max_bytes = int(views[2].max()) * table.max_utf8_bytes
         _hashing.hash_documents(
             *views, *table.arrays, min_n, max_n, self.n_features, bool(self.alternate_sign),
-            int(n_tokens.max()), max_bytes, raw_ptr, raw, nnz, n_threads,
+            int(max_tokens.max()), max_bytes, raw_ptr, raw, nnz, n_threads,
         )  # fmt: skip
         index_dtype = np.int32 if nnz.sum() <= INT32_MAX else np.int64
         indptr = np.zeros(n_documents + 1, dtype=index_dtype)
@@ -327,11 +327,12 @@ class _LowercaseTable(NamedTuple):
     """Per-code-point lowercase for the kernels (see ``nbfast._kernels.hashing.Tables``)."""
 
     arrays: tuple  # (stage1 uint16, stage2 uint32, expansions uint32)
+    max_code_points: int  # code points one code point can become
     max_utf8_bytes: int  # UTF-8 bytes one code point can become
 
 
 _IDENTITY_TABLE = _LowercaseTable(
-    (np.zeros(1, dtype=np.uint16), np.zeros(1, dtype=np.uint32), np.zeros(1, dtype=np.uint32)), 4
+    (np.zeros(1, dtype=np.uint16), np.zeros(1, dtype=np.uint32), np.zeros(1, dtype=np.uint32)), 1, 4
 )
 
 
@@ -374,7 +375,7 @@ def _lowercase_table():
     stage1 = np.zeros(len(blocks), dtype=np.uint16)
     stage1[used] = np.arange(1, len(used) + 1)
     stage2 = np.concatenate([np.zeros((1, 256), dtype=np.uint32), blocks[used]]).ravel()
-    return _LowercaseTable((stage1, stage2, expansions.ravel()), max_utf8_bytes)
+    return _LowercaseTable((stage1, stage2, expansions.ravel()), int(sizes.max()), max_utf8_bytes)
 
 
 def _check_not_string(X):

@@ -124,7 +124,7 @@ def test_word_characters_are_those_of_re():
 
 def test_lowercase_table_is_str_lower():
     """Reading the two-stage table back gives str.lower of every code point (U+03A3 aside)."""
-    (stage1, stage2, expansions), _ = _lowercase_table()
+    (stage1, stage2, expansions), _, _ = _lowercase_table()
     codes = np.arange(0x80, 0x110000)
     codes = codes[((codes < 0xD800) | (codes >= 0xE000)) & (codes != 0x3A3)]
     value = stage2[(stage1[codes >> 8].astype(np.int64) << 8) | (codes & 0xFF)].astype(np.int64)

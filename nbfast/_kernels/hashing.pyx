@@ -19,14 +19,14 @@ Per document, with a per-thread scratch buffer:
   scikit-learn's FeatureHasher does: column ``abs(h) % n_features``, sign
   ``h >= 0``.
 
-Three passes, each parallel over documents (every document is independent, so
+Two passes, each parallel over documents (every document is independent, so
 results do not depend on the number of threads):
 
-1. ``count_tokens``: tokens per document, to size the output exactly;
-2. ``hash_documents``: the (column, sign) keys of every feature of a document,
-   sorted and merged into (column, signed count) pairs, as scipy's
-   ``sum_duplicates`` does (zero sums are kept);
-3. ``fill_csr``: the CSR rows, with ``binary`` and the l1/l2 norm computed
+1. ``hash_documents``: the (column, sign) keys of every feature of a document,
+   written in a slot sized by an upper bound on its number of tokens, sorted
+   and merged into (column, signed count) pairs, as scipy's ``sum_duplicates``
+   does (zero sums are kept);
+2. ``fill_csr``: the CSR rows, with ``binary`` and the l1/l2 norm computed
    exactly as scikit-learn's ``normalize`` does.
 """
 from cpython.unicode cimport (
@@ -131,8 +131,8 @@ cdef struct Tables:
 
 cdef struct Scan:
     # state of one document's scan
-    uint8_t *out        # lowercased UTF-8 (NULL: count tokens only)
-    int64_t *spans      # token (begin, end) byte offsets in out (NULL: count only)
+    uint8_t *out        # lowercased UTF-8
+    int64_t *spans      # token (begin, end) byte offsets in out
     Py_ssize_t pos      # bytes written
     Py_ssize_t run_start
     Py_ssize_t run_length
@@ -141,9 +141,8 @@ cdef struct Scan:
 
 cdef inline void end_run(Scan *scan) noexcept nogil:
     if scan.run_length >= 2:
-        if scan.spans != NULL:
-            scan.spans[2 * scan.n_tokens] = scan.run_start
-            scan.spans[2 * scan.n_tokens + 1] = scan.pos
+        scan.spans[2 * scan.n_tokens] = scan.run_start
+        scan.spans[2 * scan.n_tokens + 1] = scan.pos
         scan.n_tokens += 1
     scan.run_length = 0
 
@@ -157,9 +156,6 @@ cdef inline void emit(Scan *scan, uint32_t c) noexcept nogil:
         scan.run_length += 1
     elif scan.run_length > 0:
         end_run(scan)
-    if scan.out == NULL:
-        scan.pos += 1 if c < 0x80 else (2 if c < 0x800 else (3 if c < 0x10000 else 4))
-        return
     o = scan.out + scan.pos
     if c < 0x80:
         o[0] = <uint8_t> c
@@ -184,8 +180,7 @@ cdef inline void emit(Scan *scan, uint32_t c) noexcept nogil:
 cdef Py_ssize_t scan_document(const void *data, int kind, Py_ssize_t length, bint lower,
                               const Tables *tables, uint8_t *out, int64_t *spans) noexcept nogil:
     """Lowercase (when ``lower``), tokenize and UTF-8 encode one document into ``out``,
-    token byte spans into ``spans``; return the number of tokens.  With NULL ``out`` and
-    ``spans``, only count."""
+    token byte spans into ``spans``; return the number of tokens."""
     cdef Scan scan
     cdef Py_ssize_t i
     cdef uint32_t c, v, k
@@ -271,27 +266,6 @@ cdef inline Tables make_tables(const uint16_t[::1] stage1, const uint32_t[::1] s
     return tables
 
 
-def count_tokens(
-    const uint64_t[::1] data,
-    const uint8_t[::1] kind,
-    const int64_t[::1] length,
-    const uint8_t[::1] lower,
-    const uint16_t[::1] stage1,
-    const uint32_t[::1] stage2,
-    const uint32_t[::1] expansions,
-    int64_t[::1] n_tokens,
-    int n_threads,
-):
-    """n_tokens[d] = number of tokens of document d (described by ``document_views``),
-    lowercased through the (stage1, stage2, expansions) table where lower[d]."""
-    cdef Py_ssize_t n_documents = data.shape[0], d
-    cdef Tables tables = make_tables(stage1, stage2, expansions)
-    with nogil:
-        for d in prange(n_documents, schedule="guided", num_threads=n_threads):
-            n_tokens[d] = scan_document(<const void *> <uintptr_t> data[d], kind[d], length[d], lower[d],
-                                        &tables, NULL, NULL)
-
-
 def hash_documents(
     const uint64_t[::1] data,
     const uint8_t[::1] kind,
@@ -313,9 +287,10 @@ def hash_documents(
 ):
     """Hash the word n-grams (min_n <= n <= max_n) of every document and merge duplicates.
 
-    Documents are read as in ``count_tokens``.  Document d's raw keys fill
-    raw[raw_ptr[d]:raw_ptr[d + 1]] (sized from ``count_tokens``); on return its first
-    nnz[d] entries hold (column << 32) | uint32(signed count), sorted by column.
+    Document d is described by ``document_views`` and lowercased through the (stage1,
+    stage2, expansions) table where lower[d].  Its raw keys fill raw[raw_ptr[d]:], a slot
+    the caller sizes from an upper bound on its tokens; on return its first nnz[d]
+    entries hold (column << 32) | uint32(signed count), sorted by column.
     ``max_tokens`` and ``max_bytes`` (of lowercased UTF-8) bound every document and size
     the per-thread scratch.
     """
