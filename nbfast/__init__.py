@@ -9,3 +9,12 @@ from nbfast._discrete import BernoulliNB, MultinomialNB
 __version__ = "0.1.0"
 
 __all__ = ["BernoulliNB", "MultinomialNB", "__version__"]
+
+
+def __getattr__(name):
+    # nbfast.text is imported on first use: its kernels build a Unicode table
+    if name == "text":
+        import importlib
+
+        return importlib.import_module("nbfast.text")
+    raise AttributeError(f"module 'nbfast' has no attribute {name!r}")
