@@ -87,6 +87,19 @@ def test_collisions_keep_explicit_zeros():
     assert_same_matrix(ours, theirs)
 
 
+def test_hash_of_minus_two_to_the_31():
+    """abs(-2**31) overflows int32: scikit-learn maps that hash to its own column, and so do we.
+
+    The token was found by inverting MurmurHash3 (fmix and the block mix are bijective).
+    """
+    murmurhash3_32 = pytest.importorskip("sklearn.utils").murmurhash3_32
+    token = "aivlts3m"
+    assert murmurhash3_32(token, positive=False) == -(2**31)
+    for n_features in [3, 10, 2**20]:
+        assert_same_matrix(*both([f"x {token} {token.upper()} y", "zz"], n_features=n_features, norm=None))
+        assert_same_matrix(*both([f"{token} {token}"], n_features=n_features, alternate_sign=False))
+
+
 def test_huge_n_features_uses_int64_indices():
     ours, theirs = both(CORPUS[:3], n_features=2**31 + 5)
     assert theirs.indices.dtype == np.int64
