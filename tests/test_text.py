@@ -88,7 +88,7 @@ def test_collisions_keep_explicit_zeros():
 
 
 def test_hash_of_minus_two_to_the_31():
-    """abs(-2**31) overflows int32: scikit-learn maps that hash to its own column, and so do we.
+    """abs(-2**31) overflows int32: scikit-learn defines that hash's column separately.
 
     The token was found by inverting MurmurHash3 (fmix and the block mix are bijective).
     """

@@ -248,12 +248,9 @@ cdef int32_t murmurhash3_32(const uint8_t *key, Py_ssize_t length) noexcept nogi
 
 
 cdef inline uint64_t feature_key(int32_t h, int64_t n_features, bint alternate_sign) noexcept nogil:
-    """(column << 1) | negative, with scikit-learn's column abs(h) % n_features."""
-    cdef int64_t column
-    if h == -2147483648:  # abs(-2**31) overflows; scikit-learn's defined replacement
-        column = (2147483647 - (n_features - 1)) % n_features
-    else:
-        column = (h if h >= 0 else -<int64_t> h) % n_features
+    """(column << 1) | negative, column = abs(h) % n_features taken in 64 bits (for h = -2**31 this
+    equals scikit-learn's (2**31 - 1 - (n_features - 1)) % n_features)."""
+    cdef int64_t column = (h if h >= 0 else -<int64_t> h) % n_features
     return ((<uint64_t> column) << 1) | <uint64_t> (alternate_sign and h < 0)
 
 
