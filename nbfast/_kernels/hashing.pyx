@@ -177,7 +177,14 @@ cdef inline void emit(Scan *scan, uint32_t c) noexcept nogil:
         scan.pos += 4
 
 
-cdef Py_ssize_t scan_document(const void *data, int kind, Py_ssize_t length, bint lower,
+ctypedef fused code_unit:
+    # the storage of a str: 1, 2 or 4 bytes per code point
+    uint8_t
+    uint16_t
+    uint32_t
+
+
+cdef Py_ssize_t scan_document(const code_unit *data, Py_ssize_t length, bint lower,
                               const Tables *tables, uint8_t *out, int64_t *spans) noexcept nogil:
     """Lowercase (when ``lower``), tokenize and UTF-8 encode one document into ``out``,
     token byte spans into ``spans``; return the number of tokens."""
@@ -191,12 +198,7 @@ cdef Py_ssize_t scan_document(const void *data, int kind, Py_ssize_t length, bin
     scan.run_length = 0
     scan.n_tokens = 0
     for i in range(length):
-        if kind == 1:
-            c = (<const uint8_t *> data)[i]
-        elif kind == 2:
-            c = (<const uint16_t *> data)[i]
-        else:
-            c = (<const uint32_t *> data)[i]
+        c = data[i]
         if lower:
             if c < 0x80:
                 if 0x41 <= c <= 0x5A:  # A-Z
@@ -312,8 +314,15 @@ def hash_documents(
             failed_flag[0] = True
         else:
             for d in prange(n_documents, schedule="guided"):
-                n_tok = scan_document(<const void *> <uintptr_t> data[d], kind[d], length[d], lower[d],
-                                      &tables, text, spans)
+                if kind[d] == 1:
+                    n_tok = scan_document(<const uint8_t *> <uintptr_t> data[d], length[d], lower[d],
+                                          &tables, text, spans)
+                elif kind[d] == 2:
+                    n_tok = scan_document(<const uint16_t *> <uintptr_t> data[d], length[d], lower[d],
+                                          &tables, text, spans)
+                else:
+                    n_tok = scan_document(<const uint32_t *> <uintptr_t> data[d], length[d], lower[d],
+                                          &tables, text, spans)
                 keys = &raw[0] + raw_ptr[d] if raw.shape[0] > 0 else NULL
                 n_keys = 0
                 for n in range(min_n, max_n + 1):
