@@ -313,7 +313,7 @@ def hash_documents(
         if spans == NULL or text == NULL or (max_n > 1 and gram == NULL):
             failed_flag[0] = True
         else:
-            for d in prange(n_documents, schedule="guided"):
+            for d in prange(n_documents, schedule="dynamic", chunksize=64):
                 if kind[d] == 1:
                     n_tok = scan_document(<const uint8_t *> <uintptr_t> data[d], length[d], lower[d],
                                           &tables, text, spans)
@@ -386,7 +386,7 @@ def fill_csr(
     cdef double total
     cdef floating value
     with nogil:
-        for d in prange(n_documents, schedule="guided", num_threads=n_threads):
+        for d in prange(n_documents, schedule="dynamic", chunksize=256, num_threads=n_threads):
             src = raw_ptr[d]
             dst = indptr[d]
             total = 0.0
