@@ -6,6 +6,8 @@ import re
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import nbfast
 from nbfast import _compat
@@ -98,6 +100,24 @@ def test_hash_of_minus_two_to_the_31():
     for n_features in [3, 10, 2**20]:
         assert_same_matrix(*both([f"x {token} {token.upper()} y", "zz"], n_features=n_features, norm=None))
         assert_same_matrix(*both([f"{token} {token}"], n_features=n_features, alternate_sign=False))
+
+
+@pytest.mark.parametrize(
+    "params", [dict(n_features=1), dict(ngram_range=(3, 5), n_features=50), dict(ngram_range=(1, 6))], ids=str
+)
+def test_extreme_shapes(params):
+    assert_same_matrix(*both(**params))
+    assert_same_matrix(*both(["", " ", "\t"], **params))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    documents=st.lists(st.text(max_size=40), min_size=1, max_size=6),
+    ngram_range=st.sampled_from(NGRAMS),
+    lowercase=st.booleans(),
+)
+def test_random_unicode_matches_sklearn(documents, ngram_range, lowercase):
+    assert_same_matrix(*both(documents, ngram_range=ngram_range, lowercase=lowercase, n_features=2**10))
 
 
 def test_huge_n_features_uses_int64_indices():
