@@ -26,3 +26,12 @@ __all__ = [
     "save",
     "unpatch_sklearn",
 ]
+
+
+def __getattr__(name):
+    # nbfast.text is imported on first use: its kernels build a Unicode table
+    if name == "text":
+        import importlib
+
+        return importlib.import_module("nbfast.text")
+    raise AttributeError(f"module 'nbfast' has no attribute {name!r}")
