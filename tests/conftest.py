@@ -53,3 +53,18 @@ def n_threads_limit():
         return threadpoolctl.threadpool_limits(limits=n, user_api="openmp")
 
     return limit
+
+
+#: Every Naive Bayes estimator of the family; tests parametrized over it skip those not in this build.
+NB_FAMILY = ["MultinomialNB", "BernoulliNB", "ComplementNB", "PoissonNB", "CategoricalNB", "GaussianNB"]
+
+
+def nb_estimator(name, **params):
+    """A new nbfast estimator by class name; skips the test when this build does not have it."""
+    import nbfast
+
+    cls = getattr(nbfast, name, None)
+    if cls is None:
+        pytest.skip(f"nbfast.{name} is not in this build")
+    return cls(**params)
+
