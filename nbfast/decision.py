@@ -31,6 +31,16 @@ def _check_probabilities(proba, name="proba", n_classes=None):
     return proba
 
 
+def _check_log_probabilities(log_proba, name, n_classes=None):
+    """A 2-D float64 array of log-probabilities (<= 0, -inf allowed)."""
+    log_proba = np.asarray(log_proba, dtype=np.float64)
+    if log_proba.ndim != 2 or (n_classes is not None and log_proba.shape[1] != n_classes):
+        raise ValueError(f"{name} must be a 2-D array of log-probabilities with {n_classes} classes; got shape {log_proba.shape}.")
+    if np.any(np.isnan(log_proba)) or np.any(log_proba > 0):
+        raise ValueError(f"{name} must hold log-probabilities (<= 0, -inf allowed).")
+    return log_proba
+
+
 def _check_prior(prior, n_classes, name="prior"):
     """A (n_classes,) float64 probability vector (non-negative, summing to 1)."""
     prior = np.asarray(prior, dtype=np.float64)
@@ -46,7 +56,7 @@ def _log(a):
         return np.log(a)
 
 
-def log_normalize(log_scores, *, log=False):
+def _log_normalize(log_scores, *, log=False):
     """Rows of unnormalized log-scores to posteriors (or log-posteriors), by a stable logsumexp.
 
     ``log_scores`` (float64, modified in place) may hold -inf (a class ruled out).
@@ -108,8 +118,11 @@ def _uses_class_prior(model):
         bias = model._linear_terms()[1]
     except (AttributeError, NotImplementedError):
         return True  # scored by its own _score, which adds its prior
-    probe = copy.copy(model)
-    probe.class_log_prior_ = log_prior + 1.0
+    probe = copy.copy(model)  # the same model with every log prior one higher
+    if hasattr(model, "class_log_prior_"):
+        probe.class_log_prior_ = log_prior + 1.0
+    else:
+        probe.class_prior_ = np.exp(log_prior + 1.0)
     moved = probe._linear_terms()[1] - bias
     finite = np.isfinite(bias)
     return bool(np.allclose(moved[finite], 1.0, rtol=0, atol=1e-9))
@@ -199,7 +212,7 @@ def shift_prior(proba, train_prior, prior):
     prior = _check_prior(prior, n_classes)
     log_scores = _log(proba)
     log_scores += np.where(train_prior > 0, _log(prior) - _log(np.where(train_prior > 0, train_prior, 1.0)), -np.inf)
-    return log_normalize(log_scores)
+    return _log_normalize(log_scores)
 
 
 # --------------------------------------------------------------- decisions
@@ -346,25 +359,21 @@ def fuse(probas, prior, *, log=False):
     probas = list(probas)
     if not probas:
         raise ValueError("fuse needs at least one array of posteriors.")
-    first = np.asarray(probas[0])
-    n_classes = first.shape[1] if first.ndim == 2 else None
-    prior = _check_prior(prior, n_classes if n_classes is not None else first.shape[-1])
     log_scores = None
     for k, proba in enumerate(probas):
-        name = f"probas[{k}]"
+        n_classes = None if log_scores is None else log_scores.shape[1]
         if log:
-            term = np.asarray(proba, dtype=np.float64)
-            if term.ndim != 2 or term.shape[1] != n_classes or np.any(np.isnan(term)) or np.any(term > 0):
-                raise ValueError(f"{name} must be a 2-D array of log-probabilities (<= 0) with {n_classes} columns.")
+            term = _check_log_probabilities(proba, f"probas[{k}]", n_classes)
         else:
-            term = _log(_check_probabilities(proba, name, n_classes))
+            term = _log(_check_probabilities(proba, f"probas[{k}]", n_classes))
         if log_scores is None:
-            log_scores = np.array(term, dtype=np.float64)  # a copy: normalized in place below
+            log_scores = term.copy() if log else term  # normalized in place below: never the caller's array
         elif term.shape != log_scores.shape:
-            raise ValueError(f"{name} has shape {term.shape}, expected {log_scores.shape}.")
+            raise ValueError(f"probas[{k}] has shape {term.shape}, expected {log_scores.shape}.")
         else:
             log_scores += term
+    prior = _check_prior(prior, log_scores.shape[1])
     possible = prior > 0
     # Dividing by prior^(K-1); a class of prior 0 is impossible (and must not give -inf + inf).
     log_scores += np.where(possible, -(len(probas) - 1) * _log(np.where(possible, prior, 1.0)), -np.inf)
-    return log_normalize(log_scores, log=log)
+    return _log_normalize(log_scores, log=log)

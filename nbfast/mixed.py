@@ -27,7 +27,7 @@ from nbfast._validation import (
     check_sample_weight,
     check_y,
 )
-from nbfast.decision import _added_log_prior, _install_log_prior, log_normalize
+from nbfast.decision import _added_log_prior, _install_log_prior, _log_normalize
 from nbfast.linear import to_linear
 
 
@@ -135,7 +135,7 @@ class MixedNB(_BaseNB):
     -----
     A ``partial_fit`` that raises leaves the model unchanged: the columns of
     every nbfast part are validated before any part is updated (other parts are
-    updated on a copy).
+    updated on a copy, before the nbfast parts).
 
     Examples
     --------
@@ -304,7 +304,7 @@ class MixedNB(_BaseNB):
                     f"`classes={classes!r}` is not the same as on last call to partial_fit, was: {self.classes_!r}"
                 )
             classes, columns, class_count = self.classes_, self.columns_, self.class_count_.copy()
-            # nbfast parts are validated below before any update; others are updated on a copy.
+            # nbfast parts are validated before any update; others are updated on a copy, first.
             estimators = [e if isinstance(e, _BaseNB) else copy.deepcopy(e) for e in self.estimators_]
         self._check_class_prior(len(classes))
         y_index = encode_labels(classes, y)
@@ -314,7 +314,8 @@ class MixedNB(_BaseNB):
                 if isinstance(estimator, _BaseNB):
                     estimator._check_X(X_part, reset=False)
         weights = {} if sample_weight is None else {"sample_weight": sample_weight}
-        for estimator, X_part in zip(estimators, X_parts):
+        # Copied (foreign) parts first: when one raises, no part of self has changed yet.
+        for estimator, X_part in sorted(zip(estimators, X_parts), key=lambda pair: isinstance(pair[0], _BaseNB)):
             if partial:
                 estimator.partial_fit(X_part, y, classes=classes, **weights)
             else:
@@ -351,7 +352,7 @@ class MixedNB(_BaseNB):
             return jll
         if mode == Output.ARGMAX:
             return jll.argmax(axis=1)
-        return log_normalize(jll, log=mode == Output.LOG_PROBA)
+        return _log_normalize(jll, log=mode == Output.LOG_PROBA)
 
     def _linear_export(self):
         """(coef, intercept) summing the parts' exports; each part keeps its own exact relation."""
