@@ -1,6 +1,7 @@
 """Prior shift, Bayes decisions with a reject option, and fusion, against plain numpy references."""
 
 import copy
+import sys
 import warnings
 
 import numpy as np
@@ -304,3 +305,36 @@ def test_fuse_errors():
         nbfast.fuse([random_proba(3, 2)], [1.0])
     with pytest.raises(ValueError, match="log-probabilities"):
         nbfast.fuse([np.ones((3, 2))], [0.5, 0.5], log=True)
+
+
+# ---------------------------------------------------------------- vectorized
+def python_calls(func, *args, **kwargs):
+    """Number of Python and C function calls made while running func (no timing involved)."""
+    count = 0
+
+    def profile(frame, event, arg):
+        nonlocal count
+        count += event in ("call", "c_call")
+
+    sys.setprofile(profile)
+    try:
+        func(*args, **kwargs)
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+def test_decide_fuse_and_shift_have_no_per_row_python_loop():
+    """The number of calls does not grow with the number of rows."""
+    loss = 1 - np.eye(4)
+    prior = np.full(4, 0.25)
+    calls = {}
+    for n_samples in (10, 20_000):
+        probas = [random_proba(n_samples, 4) for _ in range(3)]
+        calls[n_samples] = [
+            python_calls(nbfast.decide, probas[0], reject_cost=0.3),
+            python_calls(nbfast.decide, probas[0], loss, reject_cost=0.3),
+            python_calls(nbfast.fuse, probas, prior),
+            python_calls(nbfast.shift_prior, probas[0], prior, [0.1, 0.2, 0.3, 0.4]),
+        ]
+    assert min(calls[10]) > 0 and calls[10] == calls[20_000]
