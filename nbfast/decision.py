@@ -35,7 +35,9 @@ def _check_log_probabilities(log_proba, name, n_classes=None):
     """A 2-D float64 array of log-probabilities (<= 0, -inf allowed)."""
     log_proba = np.asarray(log_proba, dtype=np.float64)
     if log_proba.ndim != 2 or (n_classes is not None and log_proba.shape[1] != n_classes):
-        raise ValueError(f"{name} must be a 2-D array of log-probabilities with {n_classes} classes; got shape {log_proba.shape}.")
+        raise ValueError(
+            f"{name} must be a 2-D array of log-probabilities with {n_classes} classes; got shape {log_proba.shape}."
+        )
     if np.any(np.isnan(log_proba)) or np.any(log_proba > 0):
         raise ValueError(f"{name} must hold log-probabilities (<= 0, -inf allowed).")
     return log_proba
@@ -219,7 +221,7 @@ def shift_prior(proba, train_prior, prior):
 def _check_loss(loss, n_classes):
     loss = np.asarray(loss, dtype=np.float64)
     if loss.shape != (n_classes, n_classes):
-        raise ValueError(f"loss must be a (n_classes, n_classes) = {(n_classes, n_classes)} matrix; got shape {loss.shape}.")
+        raise ValueError(f"loss must be a {(n_classes, n_classes)} matrix (n_classes, n_classes); got shape {loss.shape}.")
     if not np.all(np.isfinite(loss)):
         raise ValueError("loss must hold finite values.")
     return loss

@@ -50,11 +50,15 @@ def _resolve_columns(columns, n_features, feature_names, name):
             raise ValueError(f"Columns of part {name!r} must be 1-D; got shape {spec.shape}.")
         if spec.dtype.kind == "b":
             if spec.shape[0] != n_features:
-                raise ValueError(f"Boolean mask of part {name!r} has {spec.shape[0]} entries, X has {n_features} columns.")
+                raise ValueError(
+                    f"Boolean mask of part {name!r} has {spec.shape[0]} entries, X has {n_features} columns."
+                )
             index = np.flatnonzero(spec)
         elif spec.dtype.kind in "iu":
             if np.any(spec >= n_features) or np.any(spec < -n_features):
-                raise ValueError(f"Columns of part {name!r} are out of range for X with {n_features} columns: {spec!r}.")
+                raise ValueError(
+                    f"Columns of part {name!r} are out of range for X with {n_features} columns: {spec!r}."
+                )
             index = np.where(spec < 0, spec + n_features, spec)
         elif spec.dtype.kind in "UO" and all(isinstance(c, str) for c in spec):
             if feature_names is None:
@@ -168,13 +172,17 @@ class MixedNB(_BaseNB):
         try:
             parts = [tuple(part) for part in self.estimators]
         except TypeError:
-            raise ValueError(f"estimators must be a list of (name, estimator, columns); got {self.estimators!r}.") from None
+            raise ValueError(
+                f"estimators must be a list of (name, estimator, columns); got {self.estimators!r}."
+            ) from None
         if not parts:
             raise ValueError("estimators must not be empty.")
         names = []
         for part in parts:
             if len(part) != 3 or not isinstance(part[0], str):
-                raise ValueError(f"Each part must be a (name, estimator, columns) tuple with a string name; got {part!r}.")
+                raise ValueError(
+                    f"Each part must be a (name, estimator, columns) tuple with a string name; got {part!r}."
+                )
             name, estimator, _ = part
             if "__" in name or name in self._get_param_names():
                 raise ValueError(f"Part name {name!r} must not contain '__' nor be a parameter name of MixedNB.")

@@ -56,7 +56,8 @@ def test_bernoulli_export_on_binarized_x(binarize, container):
     coef, intercept = model.to_linear()
     theta = np.exp(model.feature_log_prob_)  # the numpy formula of the docstring
     np.testing.assert_allclose(coef, np.log(theta) - np.log(1 - theta), rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(intercept, model.class_log_prior_ + np.log(1 - theta).sum(axis=1), rtol=1e-12, atol=1e-12)
+    expected_intercept = model.class_log_prior_ + np.log(1 - theta).sum(axis=1)
+    np.testing.assert_allclose(intercept, expected_intercept, rtol=1e-12, atol=1e-12)
     X_binary = dense(X) > (0.0 if binarize is None else binarize)
     np.testing.assert_allclose(X_binary @ coef.T + intercept, model.predict_joint_log_proba(X), rtol=1e-12, atol=1e-8)
 
@@ -85,7 +86,7 @@ def test_gaussian_pooled_variance_export_gives_the_posteriors():
 def test_models_not_linear_in_x_raise(name, params):
     X, y = documents()
     model = nb_estimator(name, **params).fit(X.toarray(), y)
-    with pytest.raises((TypeError, ValueError), match="linear|variance"):
+    with pytest.raises((TypeError, ValueError), match="(?i)linear|variance"):
         model.to_linear()
 
 

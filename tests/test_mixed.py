@@ -12,7 +12,9 @@ from nbfast.decision import _added_log_prior
 
 
 def corpus(n_samples=300, n_features=60, n_classes=3, random_state=0):
-    return make_documents(n_samples, n_features, n_classes, mean_length=30, class_separation=0.3, random_state=random_state)
+    return make_documents(
+        n_samples, n_features, n_classes, mean_length=30, class_separation=0.3, random_state=random_state
+    )
 
 
 def text_parts(**bernoulli):
@@ -67,7 +69,8 @@ def test_matches_numpy_reference_and_its_parts(dtype, index_dtype, container):
     np.testing.assert_allclose(model.class_count_, words["class_count_"], rtol=1e-12)
     np.testing.assert_allclose(model.predict_joint_log_proba(X_test), expected, rtol=rtol, atol=rtol)
     proba = np.exp(expected - expected.max(axis=1, keepdims=True))
-    np.testing.assert_allclose(model.predict_proba(X_test), proba / proba.sum(axis=1, keepdims=True), rtol=rtol, atol=rtol)
+    proba /= proba.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(model.predict_proba(X_test), proba, rtol=rtol, atol=rtol)
     np.testing.assert_array_equal(model.predict(X_test), expected.argmax(axis=1))
     # the parts are the standalone models with the shared prior
     standalone = [(nbfast.MultinomialNB(alpha=0.5).fit(X_train[:, :40], y_train), slice(0, 40)),
@@ -167,7 +170,9 @@ def test_mixed_column_types_from_a_dataframe():
     X, y = corpus()
     frame = pd.DataFrame(X.toarray()[:, :5].astype(np.int64), columns=list("abcde"))
     frame["score"] = np.linspace(0, 1, len(y)).astype(np.float32)
-    model = nbfast.MixedNB([("counts", nbfast.MultinomialNB(), list("abcde")), ("score", nbfast.BernoulliNB(binarize=0.5), "score")])
+    model = nbfast.MixedNB(
+        [("counts", nbfast.MultinomialNB(), list("abcde")), ("score", nbfast.BernoulliNB(binarize=0.5), "score")]
+    )
     model.fit(frame, y)
     expected = combination(
         [(nbfast.MultinomialNB().fit(frame.iloc[:, :5].to_numpy(), y), slice(0, 5)),
@@ -279,7 +284,8 @@ def test_nested_parameters_clone_and_grid_search():
     assert model.estimators[0][1].alpha == 0.1 and model.get_params()["flags__alpha"] == 2.0 and not model.fit_prior
     copy = clone(model)
     assert copy.estimators[0][1] is not model.estimators[0][1] and copy.get_params()["words__alpha"] == 0.1
-    search = GridSearchCV(nbfast.MixedNB(text_parts()), {"words__alpha": [0.1, 1.0], "flags__binarize": [0.0, 1.0]}, cv=3)
+    grid = {"words__alpha": [0.1, 1.0], "flags__binarize": [0.0, 1.0]}
+    search = GridSearchCV(nbfast.MixedNB(text_parts()), grid, cv=3)
     search.fit(X, y)
     assert search.best_params_["words__alpha"] in (0.1, 1.0)
     names = [name for name, _ in search.best_estimator_._child_estimators()]
