@@ -246,7 +246,8 @@ def decide(proba, loss=None, reject_cost=None):
     (index -1), which costs ``reject_cost`` whatever the true class; it is taken
     only when it is strictly cheaper than the best class.
 
-    With 0-1 loss (``loss=None``) the best class is the most probable one and a
+    Rows are posteriors (non-negative, summing to 1).  With 0-1 loss
+    (``loss=None``) the best class is the most probable one and a
     row is rejected exactly when ``max(proba) < 1 - reject_cost`` (Chow's rule);
     this case is computed from the maximum directly, so the equivalence holds
     bit for bit.
@@ -322,7 +323,8 @@ def predict_with_reject(model, X, *, loss=None, reject_cost=None, reject_label=N
         dtype = np.result_type(classes.dtype, np.asarray(reject_label).dtype)
     except TypeError:  # no common type (e.g. ints and a string)
         dtype = np.dtype(object)
-    if reject_label is None or dtype.kind not in "biufUSO":
+    same_kind = dtype.kind == classes.dtype.kind or (classes.dtype.kind == "u" and dtype.kind == "i")
+    if reject_label is None or not same_kind:  # e.g. uint64 classes and -1 would promote to float
         dtype = np.dtype(object)
     labels = classes.astype(dtype)[np.maximum(action, 0)]
     labels[action < 0] = reject_label

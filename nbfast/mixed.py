@@ -204,7 +204,12 @@ class MixedNB(_BaseNB):
             return []
 
     def _child_estimators(self):
-        """The fitted parts as (name, estimator), in the order of ``estimators_``."""
+        """The fitted parts as (name, estimator), in the order of ``estimators_``.
+
+        The hook for persistence and interop: a fitted MixedNB is rebuilt by
+        setting ``_fitted_attributes`` and then ``estimators_`` to the list of
+        these (rebuilt) parts, on a MixedNB constructed with the same ``estimators``.
+        """
         check_is_fitted(self)
         return [(name, estimator) for (name, _, _), estimator in zip(self._parts(), self.estimators_)]
 

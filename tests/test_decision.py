@@ -230,6 +230,11 @@ def test_predict_with_reject_maps_labels(labels):
     default = nbfast.predict_with_reject(model, X, reject_cost=0.2)
     assert default.dtype == object and all(v is None for v in default[action == -1])
     np.testing.assert_array_equal(nbfast.predict_with_reject(model, X), model.predict(X))
+    if labels == "int":  # no silent promotion to float or truncation to the classes' string width
+        model.classes_ = model.classes_.astype(np.uint64)
+        assert nbfast.predict_with_reject(model, X, reject_cost=0.2, reject_label=-1).dtype == object
+    else:
+        assert "unsure" in nbfast.predict_with_reject(model, X, reject_cost=0.2, reject_label="unsure").tolist()
 
 
 # ----------------------------------------------------------------------- fuse

@@ -330,3 +330,17 @@ def test_part_without_joint_log_likelihood_raises_and_unfitted_raises():
     with pytest.raises(ValueError, match="X has 59 features, but MixedNB is expecting 60"):
         model.predict(X[:, :59])
     assert sp.issparse(X) and model.predict(X.tocsc()).shape == (300,)
+
+
+def test_rebuild_from_fitted_attributes_and_children():
+    """The protocol persistence relies on: _fitted_attributes in order, then the parts from _child_estimators."""
+    import copy
+
+    X, y = corpus()
+    model = nbfast.MixedNB(text_parts()).fit(X, y)
+    rebuilt = nbfast.MixedNB(text_parts())
+    for name in model._fitted_attributes:
+        setattr(rebuilt, name, copy.deepcopy(getattr(model, name)))
+    rebuilt.estimators_ = [copy.deepcopy(part) for _, part in model._child_estimators()]
+    np.testing.assert_array_equal(rebuilt.predict_proba(X), model.predict_proba(X))
+    assert [name for name, _ in rebuilt._child_estimators()] == ["words", "flags"]
