@@ -7,6 +7,7 @@ scored by any linear-model runtime (a database, a GPU, another language).
 
 import numpy as np
 
+from nbfast._base import _BaseNB
 from nbfast._validation import check_is_fitted
 
 
@@ -63,11 +64,14 @@ def to_linear(model):
     if terms is None:
         raise TypeError(f"{type(model).__name__} is not an nbfast Naive Bayes estimator: no linear export.")
     check_is_fitted(model)
+    not_linear = (
+        f"{type(model).__name__}'s joint log-likelihood is not linear in x: it cannot be exported as (coef, intercept)"
+    )
     try:
         table, bias = terms()[:2]
     except NotImplementedError:
-        raise TypeError(
-            f"{type(model).__name__}'s joint log-likelihood is not linear in x: it cannot be exported as "
-            "(coef, intercept)."
-        ) from None
+        raise TypeError(f"{not_linear}.") from None
+    if type(model)._score is not _BaseNB._score or table.shape[0] != model.n_features_in_:
+        # Its own _score encodes X first (CategoricalNB: one column per category): linear in that encoding only.
+        raise TypeError(f"{not_linear}; it is linear only in an encoding of x with {table.shape[0]} columns.")
     return np.array(table.T, dtype=np.float64, order="C"), np.array(bias, dtype=np.float64)
