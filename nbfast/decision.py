@@ -350,7 +350,8 @@ def fuse(probas, prior, *, log=False):
     probas : sequence of K array-likes of shape (n_samples, n_classes)
         Posteriors of each model (``predict_proba``), columns in the same class order.
     prior : array-like of shape (n_classes,)
-        The class prior the models were trained with (the same for all).
+        The class prior the models were trained with (the same for all; bring
+        models trained on other priors to this one first with :func:`shift_prior`).
     log : bool, default=False
         If True, ``probas`` are log-posteriors (``predict_log_proba``, more
         precise where posteriors underflow to 0) and log-posteriors are returned.

@@ -141,6 +141,10 @@ class MixedNB(_BaseNB):
     every nbfast part are validated before any part is updated (other parts are
     updated on a copy, before the nbfast parts).
 
+    Each part scores its columns with its own kernels; ``predict`` then sums
+    the parts' (n_samples, n_classes) joint log-likelihoods, so unlike the
+    single estimators it does build such an array.
+
     Examples
     --------
     >>> import numpy as np
