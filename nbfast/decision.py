@@ -1,8 +1,8 @@
 """What to do with posteriors: prior shift, Bayes decisions with a reject option,
 and fusion of separately trained models.
 
-Everything here is vectorized numpy over whole (n_samples, n_classes) arrays:
-no Python loop runs per row.  ``decide``, ``fuse``, ``shift_prior`` and
+Everything here is vectorized numpy over whole (n_samples, n_classes) arrays,
+or a compiled kernel (``decide``): no Python loop runs per row.  ``decide``, ``fuse``, ``shift_prior`` and
 ``predict_with_reject`` need only posteriors, so they work with any classifier
 that has ``predict_proba``; ``with_prior`` rewrites a fitted Naive Bayes model.
 """
@@ -13,15 +13,18 @@ import warnings
 
 import numpy as np
 
+from nbfast._kernels.decision import decide_rows
+from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import check_is_fitted
 
 _PRIOR_PARAMS = ("class_prior", "priors")  # nbfast / scikit-learn names of the prior hyperparameter
 
 
 # ----------------------------------------------------------------- helpers
-def _check_probabilities(proba, name="proba", n_classes=None):
-    """A finite, non-negative 2-D float64 array of shape (n_samples, n_classes)."""
-    proba = np.asarray(proba, dtype=np.float64)
+def _check_probabilities(proba, name="proba", n_classes=None, keep_float32=False):
+    """A finite, non-negative 2-D C-contiguous float64 (or kept float32) array (n_samples, n_classes)."""
+    proba = np.asarray(proba)
+    proba = np.ascontiguousarray(proba, dtype=np.float32 if keep_float32 and proba.dtype == np.float32 else np.float64)
     if proba.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array (n_samples, n_classes); got shape {proba.shape}.")
     if n_classes is not None and proba.shape[1] != n_classes:
@@ -219,7 +222,7 @@ def shift_prior(proba, train_prior, prior):
 
 # --------------------------------------------------------------- decisions
 def _check_loss(loss, n_classes):
-    loss = np.asarray(loss, dtype=np.float64)
+    loss = np.ascontiguousarray(loss, dtype=np.float64)
     if loss.shape != (n_classes, n_classes):
         raise ValueError(f"loss must be a {(n_classes, n_classes)} matrix (n_classes, n_classes); got shape {loss.shape}.")
     if not np.all(np.isfinite(loss)):
@@ -242,15 +245,19 @@ def decide(proba, loss=None, reject_cost=None):
     """Bayes decisions: per row, the action of minimum expected loss.
 
     The expected loss of predicting class j is ``sum_i proba[i] * loss[i, j]``
-    (``proba @ loss``).  With ``reject_cost`` there is one more action, reject
+    (``proba @ loss``, summed over i in index order).  With ``reject_cost`` there is one more action, reject
     (index -1), which costs ``reject_cost`` whatever the true class; it is taken
     only when it is strictly cheaper than the best class.
 
     Rows are posteriors (non-negative, summing to 1).  With 0-1 loss
     (``loss=None``) the best class is the most probable one and a
     row is rejected exactly when ``max(proba) < 1 - reject_cost`` (Chow's rule);
-    this case is computed from the maximum directly, so the equivalence holds
-    bit for bit.
+    this case is computed from the maximum directly (in float64), so the
+    equivalence holds bit for bit.
+
+    Computed row by row in a parallel compiled kernel, without the
+    (n_samples, n_classes) array of expected losses; float32 posteriors are
+    read as they are.
 
     Ties: between classes, the lowest index wins (as ``argmax``/``argmin``);
     between the best class and reject, the class wins (``max(proba) == 1 -
@@ -277,19 +284,13 @@ def decide(proba, loss=None, reject_cost=None):
     >>> decide(np.array([[0.9, 0.1], [0.55, 0.45]]), reject_cost=0.2)
     array([ 0, -1])
     """
-    proba = _check_probabilities(proba)
-    if loss is None:
-        action = proba.argmax(axis=1)
-        if reject_cost is not None:
-            best = np.take_along_axis(proba, action[:, None], axis=1)[:, 0]
-            action[best < 1.0 - _check_reject_cost(reject_cost)] = -1
-        return action.astype(np.intp, copy=False)
-    expected = proba @ _check_loss(loss, proba.shape[1])
-    action = expected.argmin(axis=1)
-    if reject_cost is not None:
-        best = np.take_along_axis(expected, action[:, None], axis=1)[:, 0]
-        action[_check_reject_cost(reject_cost) < best] = -1
-    return action.astype(np.intp, copy=False)
+    proba = _check_probabilities(proba, keep_float32=True)
+    use_loss, reject = loss is not None, reject_cost is not None
+    loss = _check_loss(loss, proba.shape[1]) if use_loss else np.empty((0, 0))
+    reject_cost = _check_reject_cost(reject_cost) if reject else 0.0
+    action = np.empty(proba.shape[0], dtype=np.intp)
+    decide_rows(proba, loss, use_loss, reject, reject_cost, action, effective_n_threads())
+    return action
 
 
 def predict_with_reject(model, X, *, loss=None, reject_cost=None, reject_label=None):

@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import CONTAINERS, NB_FAMILY, as_container, nb_estimator
+from conftest import CONTAINERS, NB_FAMILY, as_container, nb_estimator, read_only
 
 import nbfast
 from nbfast._compat import NotFittedError
@@ -187,6 +187,26 @@ def test_decide_01_loss_is_chow_rule_exactly(reject_cost):
     # the 0-1 loss as a matrix gives the same decisions away from exact ties
     explicit = nbfast.decide(proba[:1000], 1 - np.eye(4), reject_cost)
     np.testing.assert_array_equal(explicit, action[:1000])
+
+
+def test_decide_float32_read_only_transposed_loss_and_threads(n_threads_limit):
+    rng = np.random.default_rng(7)
+    proba = random_proba(3000, 6, rng)
+    loss = np.asfortranarray(rng.uniform(0, 2, size=(6, 6)))
+    expected = nbfast.decide(proba, loss, reject_cost=0.4)
+    assert 0 < np.sum(expected == -1) < len(expected)
+    np.testing.assert_array_equal(expected, decide_reference(proba, loss, 0.4))
+    frozen = read_only(proba)
+    for n in (1, 2):
+        with n_threads_limit(n):
+            np.testing.assert_array_equal(nbfast.decide(frozen, loss, reject_cost=0.4), expected)
+            np.testing.assert_array_equal(nbfast.decide(frozen, reject_cost=0.4), nbfast.decide(proba, reject_cost=0.4))
+    single = proba.astype(np.float32)  # read as float32, compared in float64
+    np.testing.assert_array_equal(nbfast.decide(single, loss, 0.4), decide_reference(single.astype(np.float64), loss, 0.4))
+    np.testing.assert_array_equal(
+        nbfast.decide(single, reject_cost=0.4) == -1, single.max(axis=1).astype(np.float64) < 1 - 0.4
+    )
+    assert nbfast.decide(np.empty((0, 3))).shape == (0,)
 
 
 def test_decide_ties():
