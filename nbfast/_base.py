@@ -275,6 +275,18 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
 
         return to_sklearn(self)
 
+    def to_linear(self):
+        """The joint log-likelihood as a linear model: see :func:`nbfast.linear.to_linear`.
+
+        Returns
+        -------
+        coef : ndarray of shape (n_classes, n_features)
+        intercept : ndarray of shape (n_classes,)
+        """
+        from nbfast.linear import to_linear  # nbfast.linear sits on top of the estimators
+
+        return to_linear(self)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True

@@ -102,3 +102,17 @@ def data_for(estimator_name, n_samples=120, n_features=12, n_classes=3, seed=0):
     if estimator_name in ("MultinomialNB", "BernoulliNB", "ComplementNB", "PoissonNB"):
         return make_documents(n_samples, n_features, n_classes, mean_length=20, random_state=seed)
     return None
+
+#: Every Naive Bayes estimator of the family; tests parametrized over it skip those not in this build.
+NB_FAMILY = ["MultinomialNB", "BernoulliNB", "ComplementNB", "PoissonNB", "CategoricalNB", "GaussianNB"]
+
+
+def nb_estimator(name, **params):
+    """A new nbfast estimator by class name; skips the test when this build does not have it."""
+    import nbfast
+
+    cls = getattr(nbfast, name, None)
+    if cls is None:
+        pytest.skip(f"nbfast.{name} is not in this build")
+    return cls(**params)
+
