@@ -198,7 +198,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
             labels, out = np.empty(0, dtype=np.int64), np.empty((n_samples, table.shape[1]))
         scoring.score_csr(
             X.data, X.indices, X.indptr, table, np.ascontiguousarray(bias, dtype=np.float64),
-            binarize, threshold, mode, out, labels, effective_n_threads(),
+            binarize, threshold, mode, out, labels, effective_n_threads(X.nnz + n_samples * table.shape[1]),
         )
         return labels if mode == Output.ARGMAX else out
 

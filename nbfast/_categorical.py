@@ -179,7 +179,7 @@ class CategoricalNB(_BaseDiscreteNB):
     # ---------------------------------------------------------- input
     def _check_X(self, X, reset):
         X = super()._check_X(X, reset)
-        if count_bad_codes(X.data, _MAX_CODE, effective_n_threads()):
+        if count_bad_codes(X.data, _MAX_CODE, effective_n_threads(X.nnz)):
             data = X.data
             bad = data[(data != np.floor(data)) | (data >= _MAX_CODE)][0]
             raise ValueError(
@@ -202,7 +202,7 @@ class CategoricalNB(_BaseDiscreteNB):
         present = np.empty(X.nnz, dtype=np.float64)
         category_columns(
             X.data, X.indices, n_categories, _starts(n_categories), self._max_code(), columns, present,
-            effective_n_threads(),
+            effective_n_threads(X.nnz),
         )
         return _csr(present, columns, X.indptr.astype(np.int64), (X.shape[0], int(np.sum(n_categories + 1))))
 

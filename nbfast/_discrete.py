@@ -41,7 +41,7 @@ def accumulate_class_counts(X, y_index, sample_weight, class_count, feature_coun
     order, start = group_rows_by_class(y_index, n_classes)
     weights = np.empty(0) if sample_weight is None else sample_weight
     add_class_counts(
-        X.data, X.indices, X.indptr, order, start, weights, binarize, threshold, feature_count, effective_n_threads()
+        X.data, X.indices, X.indptr, order, start, weights, binarize, threshold, feature_count, effective_n_threads(X.nnz)
     )
 
 

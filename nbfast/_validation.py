@@ -190,7 +190,7 @@ def check_X(X, estimator, *, reset, non_negative=False, input_name="X"):
                 f"X has {n_features} features, but {name} is expecting {estimator.n_features_in_} features as input."
             )
     data, indices, indptr = _csr_buffers(X)
-    n_threads = effective_n_threads()
+    n_threads = effective_n_threads(data.shape[0])
     if _validate_kernels.count_bad_indices(indices, n_features, n_threads):
         bad = indices[(indices < 0) | (indices >= n_features)][0]
         raise ValueError(f"Malformed CSR: column index {bad} is outside [0, {n_features}) for {input_name}.")

@@ -289,7 +289,7 @@ def decide(proba, loss=None, reject_cost=None):
     loss = _check_loss(loss, proba.shape[1]) if use_loss else np.empty((0, 0))
     reject_cost = _check_reject_cost(reject_cost) if reject else 0.0
     action = np.empty(proba.shape[0], dtype=np.intp)
-    decide_rows(proba, loss, use_loss, reject, reject_cost, action, effective_n_threads())
+    decide_rows(proba, loss, use_loss, reject, reject_cost, action, effective_n_threads(proba.size))
     return action
 
 

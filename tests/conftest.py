@@ -65,9 +65,16 @@ def corpus(request):
 
 
 @pytest.fixture
-def n_threads_limit():
-    """Context manager factory limiting the OpenMP threads of the kernels."""
+def n_threads_limit(monkeypatch):
+    """Context manager factory setting the OpenMP threads of the kernels.
+
+    Small test inputs would run on one thread (threads.MIN_WORK_PER_THREAD):
+    the fixture lowers that floor so that the requested count is really used.
+    """
     threadpoolctl = pytest.importorskip("threadpoolctl")
+    from nbfast._kernels import threads
+
+    monkeypatch.setattr(threads, "MIN_WORK_PER_THREAD", 1)
 
     def limit(n):
         return threadpoolctl.threadpool_limits(limits=n, user_api="openmp")

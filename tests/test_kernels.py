@@ -72,3 +72,14 @@ def test_debug_build_checks_bounds():
     with pytest.raises(IndexError):
         scoring.score_csr(X.data, X.indices, X.indptr, table, bias, False, 0.0, Output.ARGMAX, np.empty((0, 0)),
                           too_short, 1)
+
+
+def test_small_work_runs_on_one_thread(n_threads_limit):
+    from nbfast._kernels import threads
+
+    with n_threads_limit(2):
+        threads.MIN_WORK_PER_THREAD = 1000  # monkeypatched back by the fixture
+        assert effective_n_threads(999) == 1
+        assert effective_n_threads(1999) == 1
+        assert effective_n_threads(10**6) == (2 if threads.openmp_enabled() else 1)
+        assert effective_n_threads() == (2 if threads.openmp_enabled() else 1)
