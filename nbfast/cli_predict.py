@@ -10,7 +10,7 @@ import os
 
 import numpy as np
 
-from nbfast.stream import Progress, add_input_arguments, load_model, read_blocks
+from nbfast.stream import Progress, add_input_arguments, load_model, model_input, read_blocks
 
 
 def add_arguments(parser):
@@ -102,7 +102,7 @@ def run(args):
         with open(partial, "wb") as f:
             writer = (NpyWriter if str(args.output).endswith(".npy") else CsvWriter)(f, model.classes_, args.proba)
             for block in read_blocks(args, progress):
-                X = block.to_csr(model.n_features_in_)
+                X = model_input(block, model, model.n_features_in_)
                 writer.write(model.predict(X), model.predict_proba(X) if args.proba else None)
             writer.close()
         os.replace(partial, args.output)

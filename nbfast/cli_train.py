@@ -8,7 +8,9 @@ number of features, the second accumulates the model's statistics.
 import numpy as np
 
 from nbfast._base import unique_classes
-from nbfast.stream import MODEL_KINDS, Progress, add_input_arguments, estimator_class, read_blocks, save_model
+from nbfast.stream import (
+    MODEL_KINDS, Progress, add_input_arguments, estimator_class, model_input, read_blocks, save_model,
+)
 
 
 def add_arguments(parser):
@@ -66,7 +68,7 @@ def run(args):
     n_features = args.n_features or max(n_seen, 1)
     progress = Progress("training", args.input)
     for block in read_blocks(args, progress):
-        X = block.to_csr(n_features)
+        X = model_input(block, estimator, n_features)
         y = labels_of(block).astype(classes.dtype, copy=False)
         try:
             estimator.partial_fit(X, y, classes=classes)

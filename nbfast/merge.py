@@ -6,15 +6,20 @@ fitted on K disjoint shards is the statistic of one model fitted on all of
 them, so the merged model equals (to rounding) the one fitted on the union.
 
 Estimators whose statistics do not simply add (GaussianNB's means and
-variances) override the combination with a classmethod hook::
+variances, CategoricalNB's per-feature category counts) override the
+combination with one of two classmethod hooks, looked up in this order::
+
+    @classmethod
+    def _merge(cls, models):
+        '''Return the merged fitted model (the estimator checks compatibility itself).'''
 
     @classmethod
     def _merge_stats(cls, models):
-        '''Return {attribute name: merged value} for the fitted ``models``.'''
+        '''Return {attribute name: merged value} for the checked, compatible ``models``.'''
 
-The default hook sums every attribute named in ``_stat_names``.  The values
-returned are set on a copy of the first model, then ``_update_params()``
-derives the parameters from them.
+Without either, the statistics named in ``_stat_names`` are summed.  The values
+of ``_merge_stats`` (or the sums) are set, in the dict's order, on a copy of
+the first model, then ``_update_params()`` derives the parameters from them.
 """
 
 import copy
@@ -26,13 +31,16 @@ from nbfast._validation import check_is_fitted
 
 
 def _same_value(a, b):
-    """Equality of two parameter values that may be arrays (alpha, class_prior)."""
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) or isinstance(a, (list, tuple)):
+    """Equality of two parameter values that may be arrays (alpha, class_prior); 1 equals 1.0, not True."""
+    if any(isinstance(v, (np.ndarray, list, tuple)) for v in (a, b)):
         try:
             return np.array_equal(np.asarray(a), np.asarray(b))
         except (TypeError, ValueError):
             return False
-    return type(a) is type(b) and a == b
+    try:
+        return bool(a == b) and isinstance(a, bool) == isinstance(b, bool)
+    except (TypeError, ValueError):
+        return False
 
 
 def _check_compatible(models):
@@ -95,7 +103,7 @@ def merge(models):
     -------
     model : estimator
         A new fitted estimator whose statistics combine those of ``models``
-        (their sum, or the estimator's ``_merge_stats`` hook); its parameters
+        (their sum, or the estimator's ``_merge`` / ``_merge_stats`` hook); its parameters
         equal, to rounding, those of one model fitted on all the shards. The
         inputs are not modified.
 
@@ -114,6 +122,9 @@ def merge(models):
     models = list(models)
     if not models:
         raise ValueError("merge() needs at least one model.")
+    whole = getattr(type(models[0]), "_merge", None)
+    if whole is not None and all(type(model) is type(models[0]) for model in models):
+        return whole(models)
     _check_compatible(models)
     combine = getattr(type(models[0]), "_merge_stats", None)
     stats = combine(models) if combine is not None else sum_stats(models)

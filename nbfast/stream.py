@@ -77,6 +77,16 @@ def read_blocks(args, progress):
             yield block
 
 
+def model_input(block, model, n_features):
+    """The block as the model's input: CSR, or dense for a model whose tags refuse sparse input."""
+    X = block.to_csr(n_features)
+    try:
+        sparse_ok = model.__sklearn_tags__().input_tags.sparse
+    except AttributeError:  # without scikit-learn there are no tags: every nbfast model takes CSR
+        sparse_ok = True
+    return X if sparse_ok else X.toarray()
+
+
 def input_bytes(paths):
     """Total size of uncompressed inputs (None when one is compressed: the total is unknown)."""
     if any(str(p).endswith((".gz", ".bz2", ".npz")) for p in paths):

@@ -117,6 +117,19 @@ def test_merge_uses_the_estimator_hook():
     np.testing.assert_allclose(merged.class_count_, 2 * np.bincount(y))
 
 
+def test_merge_delegates_to_a_whole_model_hook():
+    class OwnMergeNB(nbfast.MultinomialNB):
+        @classmethod
+        def _merge(cls, models):
+            return ("merged by the estimator", len(models))
+
+    X, y = shard_data()
+    models = fit_shards(OwnMergeNB, X, y, [0, 100, 240])
+    assert merge(models) == ("merged by the estimator", 2)
+    with pytest.raises(ValueError, match="different kinds"):  # the hook is used only when all models are its kind
+        merge([models[0], nbfast.MultinomialNB().fit(X, y)])
+
+
 def test_merge_errors():
     X, y = shard_data()
     a, b = fit_shards(nbfast.MultinomialNB, X, y, [0, 100, 240])
@@ -137,3 +150,5 @@ def test_merge_errors():
     with pytest.raises(TypeError, match="model 1 is a str"):
         merge([a, "model"])
     merge([a, b])  # the shards themselves are compatible
+    c = nbfast.MultinomialNB(alpha=1).partial_fit(X, y, classes=np.unique(y))
+    merge([a, c])  # alpha=1 and alpha=1.0 are the same parameter
