@@ -11,6 +11,7 @@ import pytest
 import scipy.sparse as sp
 
 import nbfast
+from nbfast import stream
 from nbfast._kernels import svmlight
 from nbfast.cli import main
 from nbfast.datasets import make_documents
@@ -70,7 +71,7 @@ def test_train_predict_in_chunks_equals_in_memory(tmp_path, capsys, corpus, kind
     assert status == 0, err
 
     expected, X_mem = in_memory(kind, data, alpha=0.5)
-    model = nbfast.stream.load_model(model_path)
+    model = stream.load_model(model_path)
     np.testing.assert_array_equal(model.class_count_, expected.class_count_)
     np.testing.assert_array_equal(model.feature_count_, expected.feature_count_)
     header, labels, proba = read_csv(out)
@@ -229,7 +230,7 @@ def test_errors_are_one_line(tmp_path, capsys, corpus):
     status, err = run_cli(capsys, "predict", tmp_path / "corrupt", data, "-o", tmp_path / "o.csv")
     assert_one_line_error(status, err, "not a valid nbfast model file")
     if not hasattr(nbfast, "load"):  # the pickle fallback: a pickle of something else is refused too
-        nbfast.stream.save_model({"not": "a model"}, tmp_path / "dict")
+        stream.save_model({"not": "a model"}, tmp_path / "dict")
         status, err = run_cli(capsys, "predict", tmp_path / "dict", data, "-o", tmp_path / "o.csv")
         assert_one_line_error(status, err, "does not hold a fitted nbfast model")
 
@@ -332,7 +333,7 @@ def test_models_refusing_sparse_input_get_dense_chunks(corpus):
 
     block = Block("mem", X.data, X.indices.astype(np.int64), X.indptr.astype(np.int64), y,
                   np.arange(1, X.shape[0] + 1), 0)
-    assert sp.issparse(nbfast.stream.model_input(block, nbfast.MultinomialNB(), 200))
-    dense = nbfast.stream.model_input(block, DenseOnlyNB(), 200)
+    assert sp.issparse(stream.model_input(block, nbfast.MultinomialNB(), 200))
+    dense = stream.model_input(block, DenseOnlyNB(), 200)
     assert isinstance(dense, np.ndarray)
     np.testing.assert_array_equal(dense, X.toarray())
