@@ -11,6 +11,7 @@ from nbfast._patch import patch_sklearn, unpatch_sklearn
 from nbfast.decision import decide, fuse, predict_with_reject, shift_prior, with_prior
 from nbfast.interop import from_sklearn
 from nbfast.linear import to_linear
+from nbfast.merge import merge
 from nbfast.mixed import MixedNB
 from nbfast.persist import ModelFormatError, load, save
 
@@ -29,6 +30,7 @@ __all__ = [
     "from_sklearn",
     "fuse",
     "load",
+    "merge",
     "patch_sklearn",
     "predict_with_reject",
     "save",

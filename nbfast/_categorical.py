@@ -207,6 +207,21 @@ class CategoricalNB(_BaseDiscreteNB):
         return _csr(present, columns, X.indptr.astype(np.int64), (X.shape[0], int(np.sum(n_categories + 1))))
 
     # ---------------------------------------------------------- statistics
+    @classmethod
+    def _merge_stats(cls, models):
+        """Statistics of the union of the models' data (for nbfast.merge): shards may
+        have seen different numbers of categories, so counts are padded, then summed."""
+        n_categories = np.max([m.n_categories_ for m in models], axis=0)
+        counts = [np.zeros((len(models[0].classes_), n)) for n in n_categories]
+        for model in models:
+            for total, block in zip(counts, model.category_count_):
+                total[:, : block.shape[1]] += block
+        return {
+            "n_categories_": n_categories,
+            "class_count_": np.sum([m.class_count_ for m in models], axis=0),
+            "category_count_": counts,
+        }
+
     def _init_stats(self, n_classes, n_features):
         return {
             "class_count_": np.zeros(n_classes),
