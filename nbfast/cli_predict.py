@@ -10,7 +10,8 @@ import os
 
 import numpy as np
 
-from nbfast.stream import Progress, add_input_arguments, load_model, model_input, read_blocks
+from nbfast.persist import load
+from nbfast.stream import Progress, add_input_arguments, model_input, read_blocks
 
 
 def add_arguments(parser):
@@ -95,7 +96,7 @@ class NpyWriter:
 
 
 def run(args):
-    model = load_model(args.model)
+    model = load(args.model)
     partial = f"{args.output}.partial"
     progress = Progress("predicting", args.input)
     try:

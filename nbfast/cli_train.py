@@ -7,9 +7,11 @@ number of features, the second accumulates the model's statistics.
 
 import numpy as np
 
+import nbfast
+
 from nbfast._base import unique_classes
 from nbfast.stream import (
-    MODEL_KINDS, Progress, add_input_arguments, estimator_class, model_input, read_blocks, save_model,
+    MODEL_KINDS, Progress, add_input_arguments, estimator_class, model_input, read_blocks,
 )
 
 
@@ -75,7 +77,7 @@ def run(args):
         except ValueError as exc:
             first, last = block.row_numbers[0], block.row_numbers[-1]
             raise ValueError(f"{block.path} {block.unit}s {first}-{last}: {exc}") from None
-    save_model(estimator, args.output)
+    nbfast.save(estimator, args.output)
     progress.close(f"trained {type(estimator).__name__} ({len(classes)} classes, {n_features} features) "
                    f"-> {args.output}")
     return 0

@@ -2,12 +2,10 @@
 command-line input options, and progress reporting."""
 
 import os
-import pickle
 import sys
 import time
 
 import nbfast
-from nbfast._base import _BaseNB
 from nbfast.io import iter_blocks, prefetch
 
 # --model name -> estimator class name, resolved on the nbfast module at run time.
@@ -27,36 +25,6 @@ def estimator_class(kind):
     if cls is None:
         raise ValueError(f"--model {kind}: {MODEL_KINDS[kind]} is not available in nbfast {nbfast.__version__}")
     return cls
-
-
-# ------------------------------------------------------------------ model file
-def save_model(model, path):
-    """Write ``model`` to ``path`` with nbfast.save, or pickle while nbfast has no model format."""
-    save = getattr(nbfast, "save", None)
-    if save is not None:
-        save(model, path)
-        return
-    # Fallback until nbfast.save exists: a pickle (load only model files you trust).
-    with open(path, "wb") as f:
-        pickle.dump(model, f, protocol=pickle.HIGHEST_PROTOCOL)
-
-
-def load_model(path):
-    """Read a fitted model written by :func:`save_model`; a missing or corrupt file raises OSError / ValueError."""
-    load = getattr(nbfast, "load", None)
-    try:
-        if load is not None:
-            model = load(path)
-        else:
-            with open(path, "rb") as f:
-                model = pickle.load(f)
-    except OSError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - whatever a corrupt file breaks, it is one error for the user
-        raise ValueError(f"{path}: not a valid nbfast model file ({type(exc).__name__}: {exc})") from None
-    if not isinstance(model, _BaseNB) or not hasattr(model, "classes_"):
-        raise ValueError(f"{path}: does not hold a fitted nbfast model")
-    return model
 
 
 # ----------------------------------------------------------------------- input
