@@ -157,7 +157,9 @@ class MixedNB(_BaseNB):
     (3,)
     """
 
-    _fitted_attributes = ("classes_", "n_features_in_", "class_count_", "class_log_prior_", "columns_")
+    _fitted_attributes = (
+        "classes_", "n_features_in_", "class_count_", "class_log_prior_", "columns_", "estimators_",
+    )
 
     # The shared prior follows the discrete models' rules (fit_prior, class_prior).
     _check_class_prior = _BaseDiscreteNB._check_class_prior

@@ -110,6 +110,17 @@ def _arrays_in(value):
     return []
 
 
+def _stored_size(value):
+    """Number of array entries in a fitted model's attributes, its fitted parts' included."""
+    if isinstance(value, np.ndarray):
+        return value.size
+    if isinstance(value, (list, tuple)):
+        return sum(_stored_size(v) for v in value)
+    if isinstance(value, _BaseNB) and hasattr(value, "classes_"):
+        return sum(_stored_size(getattr(value, name)) for name in type(value)._fitted_attributes)
+    return 0
+
+
 def check_fitted_state(model):
     """Check that a rebuilt model's fitted attributes agree with each other.
 
@@ -142,7 +153,7 @@ def check_fitted_state(model):
     if isinstance(model, _BaseNB):
         # Every naive Bayes model has parameters per (class, feature): this bounds
         # n_features_in_ before the expected shapes are built from it.
-        stored = sum(a.size for name in type(model)._fitted_attributes for a in _arrays_in(getattr(model, name)))
+        stored = _stored_size(model)
         if stored < n_classes * n_features:
             raise ValueError(f"{n_classes} classes and n_features_in_={n_features} do not fit the stored arrays.")
         template = model._init_stats(n_classes, n_features) if model._stat_names else {}
@@ -228,6 +239,9 @@ class _Encoder:
             return [self.value(v, f"{where}[{i}]") for i, v in enumerate(value)]
         if isinstance(value, tuple):
             return {"__tuple__": [self.value(v, f"{where}[{i}]") for i, v in enumerate(value)]}
+        if isinstance(value, slice):  # MixedNB column selections
+            return {"__slice__": [self.value(v, f"{where}.{a}") for a, v in
+                                  (("start", value.start), ("stop", value.stop), ("step", value.step))]}
         if isinstance(value, dict):
             if not all(isinstance(k, str) for k in value):
                 raise TypeError(f"cannot save {where}: dict keys must be strings.")
@@ -481,6 +495,10 @@ class _Decoder:
                 return self.scalar(value["__scalar__"], value["value"])
             if set(value) == {"__tuple__"} and isinstance(value["__tuple__"], list):
                 return tuple(self.value(v) for v in value["__tuple__"])
+            if set(value) == {"__slice__"} and isinstance(value["__slice__"], list) and len(value["__slice__"]) == 3:
+                bounds = [self.value(v) for v in value["__slice__"]]
+                if all(b is None or (isinstance(b, int) and not isinstance(b, bool)) for b in bounds):
+                    return slice(*bounds)
             if set(value) == {"__dict__"} and isinstance(value["__dict__"], dict):
                 return {k: self.value(v) for k, v in value["__dict__"].items()}
             if set(value) == {"__estimator__"}:
@@ -587,6 +605,8 @@ def _describe(value, entries):
     if "__tuple__" in value:
         items = [_describe(v, entries) for v in value["__tuple__"]]
         return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    if "__slice__" in value:
+        return "slice(" + ", ".join(_describe(v, entries) for v in value["__slice__"]) + ")"
     if "__dict__" in value:
         return "{" + ", ".join(f"{k!r}: {_describe(v, entries)}" for k, v in value["__dict__"].items()) + "}"
     spec = value["__estimator__"]

@@ -106,7 +106,7 @@ def data_for(estimator_name, n_samples=120, n_features=12, n_classes=3, seed=0):
         return (rng.integers(0, 3, size=(n_samples, n_features)) + (y[:, None] > 0)).astype(np.float64), y
     if estimator_name == "GaussianNB":
         return rng.normal(size=(n_samples, n_features)) + y[:, None], y
-    if estimator_name in ("MultinomialNB", "BernoulliNB", "ComplementNB", "PoissonNB"):
+    if estimator_name in ("MultinomialNB", "BernoulliNB", "ComplementNB", "PoissonNB", "MixedNB"):
         return make_documents(n_samples, n_features, n_classes, mean_length=20, random_state=seed)
     return None
 

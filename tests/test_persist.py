@@ -35,17 +35,28 @@ def fitted(name, labels="int", **params):
     return getattr(nbfast, name)(**params).fit(X, labels_of_kind(y, labels)), X
 
 
+def assert_same_state(a, b, name):
+    """Equal values, types and dtypes, recursing into lists and fitted parts."""
+    assert type(a) is type(b), name
+    if isinstance(b, (list, tuple)):
+        assert len(a) == len(b), name
+        for i, (u, v) in enumerate(zip(a, b)):
+            assert_same_state(u, v, f"{name}[{i}]")
+    elif hasattr(b, "_fitted_attributes"):
+        assert repr(a.get_params()) == repr(b.get_params()), name
+        for attribute in type(b)._fitted_attributes:
+            assert_same_state(getattr(a, attribute), getattr(b, attribute), f"{name}.{attribute}")
+    else:
+        np.testing.assert_array_equal(a, b, err_msg=name)
+        assert np.asarray(a).dtype == np.asarray(b).dtype, name
+
+
 def assert_same_model(loaded, model, X):
     """Same class, parameters, fitted attributes (values and dtypes) and bit-identical outputs."""
     assert type(loaded) is type(model)
     assert repr(loaded.get_params()) == repr(model.get_params())
     for name in type(model)._fitted_attributes + ("feature_names_in_",):
-        a, b = getattr(loaded, name, None), getattr(model, name, None)
-        a, b = (a, b) if isinstance(b, list) else ([a], [b])
-        for x, z in zip(a, b, strict=True):
-            assert type(x) is type(z), name
-            np.testing.assert_array_equal(x, z, err_msg=name)
-            assert np.asarray(x).dtype == np.asarray(z).dtype, name
+        assert_same_state(getattr(loaded, name, None), getattr(model, name, None), name)
     labels = loaded.predict(X)
     assert labels.dtype == model.predict(X).dtype
     np.testing.assert_array_equal(labels, model.predict(X))

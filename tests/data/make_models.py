@@ -35,6 +35,13 @@ MODELS = {
     "ComplementNB-str": (lambda: nbfast.ComplementNB(norm=True), "str", "counts"),
     "PoissonNB-int": (lambda: nbfast.PoissonNB(alpha=0.5, beta=2.0), "int", "counts"),
     "CategoricalNB-str": (lambda: nbfast.CategoricalNB(max_categories=3), "str", "categories"),
+    "MixedNB-str": (
+        lambda: nbfast.MixedNB(
+            [("words", nbfast.MultinomialNB(alpha=0.5), slice(0, 20)), ("flags", nbfast.BernoulliNB(), np.arange(20, 30))]
+        ),
+        "str",
+        "counts",
+    ),
 }
 
 
