@@ -1,0 +1,228 @@
+"""Gaussian Naive Bayes kernels: per-class means and variances of a batch, and
+the joint log-likelihood fused with logsumexp, exp or argmax.
+
+Statistics: rows arrive grouped by class (``row_order``, ``class_start``); each
+(class, feature) cell is summed by one thread in row order, so results are
+bit-identical for any number of threads.  Variances are computed in two passes
+(mean first, then squared deviations), never as E[x^2] - mean^2.
+
+Scoring: ``mean`` and ``half_inv_var`` = 1 / (2 var) are (n_features, n_classes)
+tables, row-major, so that each feature reads one contiguous row.  For row x
+
+    jll[c] = bias[c] - sum_j (x_j - mean[j, c])^2 * half_inv_var[j, c].
+"""
+from cython.parallel cimport parallel, prange
+from libc.stdint cimport int64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+from nbfast._kernels._math cimport SCORE_ARGMAX, finish_row, prefetch
+from nbfast._kernels._types cimport floating, integral
+
+cdef enum:
+    # Features per task of the dense statistics kernel.
+    FEATURE_BLOCK = 32
+    # How many nonzeros ahead the table rows are prefetched.
+    PREFETCH_DISTANCE = 8
+
+
+def class_moments_csr(
+    const floating[::1] data,
+    const integral[::1] indices,
+    const integral[::1] indptr,
+    const Py_ssize_t[::1] row_order,
+    const Py_ssize_t[::1] class_start,
+    const double[::1] sample_weight,
+    const double[::1] class_weight,
+    double[:, ::1] mean,
+    double[:, ::1] var,
+    int n_threads,
+):
+    """Weighted mean and (population) variance of each feature in each class of CSR rows.
+
+    Implicit zeros are values 0: with W_c the class weight and S_cj the weight
+    of the class's rows that store feature j,
+
+        var[c, j] = (sum_stored w (x - mean)^2 + (W_c - S_cj) mean^2) / W_c.
+
+    ``mean`` and ``var`` must be zeroed; classes with W_c == 0 are left at 0.
+    An empty ``sample_weight`` means unit weights.
+    """
+    cdef Py_ssize_t n_classes = mean.shape[0]
+    cdef Py_ssize_t n_features = mean.shape[1]
+    cdef Py_ssize_t c, r, i, k, j
+    cdef bint weighted = sample_weight.shape[0] > 0
+    cdef double w, d, total
+    cdef double *stored = NULL
+    cdef double *mu
+    cdef double *v
+
+    with nogil, parallel(num_threads=n_threads):
+        stored = <double *> malloc(n_features * sizeof(double))
+        for c in prange(n_classes, schedule="dynamic"):
+            total = class_weight[c]
+            if total == 0:
+                continue
+            memset(stored, 0, n_features * sizeof(double))
+            mu = &mean[c, 0]
+            v = &var[c, 0]
+            for r in range(class_start[c], class_start[c + 1]):
+                i = row_order[r]
+                w = sample_weight[i] if weighted else 1.0
+                for k in range(indptr[i], indptr[i + 1]):
+                    mu[indices[k]] += w * data[k]
+                    stored[indices[k]] += w
+            for j in range(n_features):
+                mu[j] = mu[j] / total
+            for r in range(class_start[c], class_start[c + 1]):
+                i = row_order[r]
+                w = sample_weight[i] if weighted else 1.0
+                for k in range(indptr[i], indptr[i + 1]):
+                    d = data[k] - mu[indices[k]]
+                    v[indices[k]] += w * d * d
+            for j in range(n_features):
+                v[j] = (v[j] + (total - stored[j]) * mu[j] * mu[j]) / total
+        free(stored)
+
+
+def class_moments_dense(
+    const floating[:, ::1] X,
+    const Py_ssize_t[::1] row_order,
+    const Py_ssize_t[::1] class_start,
+    const double[::1] sample_weight,
+    const double[::1] class_weight,
+    double[:, ::1] mean,
+    double[:, ::1] var,
+    int n_threads,
+):
+    """Weighted mean and (population) variance of each feature in each class of dense rows.
+
+    One task per (class, block of features).  ``mean`` and ``var`` must be
+    zeroed; classes with zero weight are left at 0.
+    """
+    cdef Py_ssize_t n_classes = mean.shape[0]
+    cdef Py_ssize_t n_features = mean.shape[1]
+    cdef Py_ssize_t n_blocks = (n_features + FEATURE_BLOCK - 1) // FEATURE_BLOCK
+    cdef Py_ssize_t task, c, r, i, j, start, stop
+    cdef bint weighted = sample_weight.shape[0] > 0
+    cdef double w, d, total
+    cdef const floating *row
+    cdef double *mu
+    cdef double *v
+
+    with nogil:
+        for task in prange(n_classes * n_blocks, schedule="dynamic", num_threads=n_threads):
+            c = task // n_blocks
+            total = class_weight[c]
+            if total == 0:
+                continue
+            start = (task % n_blocks) * FEATURE_BLOCK
+            stop = min(start + FEATURE_BLOCK, n_features)
+            mu = &mean[c, 0]
+            v = &var[c, 0]
+            for r in range(class_start[c], class_start[c + 1]):
+                i = row_order[r]
+                w = sample_weight[i] if weighted else 1.0
+                row = &X[i, 0]
+                for j in range(start, stop):
+                    mu[j] += w * row[j]
+            for j in range(start, stop):
+                mu[j] = mu[j] / total
+            for r in range(class_start[c], class_start[c + 1]):
+                i = row_order[r]
+                w = sample_weight[i] if weighted else 1.0
+                row = &X[i, 0]
+                for j in range(start, stop):
+                    d = row[j] - mu[j]
+                    v[j] += w * d * d
+            for j in range(start, stop):
+                v[j] = v[j] / total
+
+
+def score_dense(
+    const floating[:, ::1] X,
+    const double[:, ::1] mean,
+    const double[:, ::1] half_inv_var,
+    const double[::1] bias,
+    int mode,
+    double[:, ::1] out,
+    int64_t[::1] labels,
+    int n_threads,
+):
+    """Score dense rows; ``mode`` is a scoring.Output value.
+
+    ARGMAX writes only ``labels`` (n_samples,); the other modes write ``out``
+    (n_samples, n_classes).
+    """
+    cdef Py_ssize_t n_samples = X.shape[0]
+    cdef Py_ssize_t n_features = X.shape[1]
+    cdef Py_ssize_t n_classes = mean.shape[1]
+    cdef Py_ssize_t i, j, c
+    cdef double x, d
+    cdef double *acc = NULL
+    cdef const double *mu
+    cdef const double *h
+
+    if n_samples == 0:
+        return
+    with nogil, parallel(num_threads=n_threads):
+        acc = <double *> malloc(n_classes * sizeof(double))
+        for i in prange(n_samples, schedule="guided"):
+            for c in range(n_classes):
+                acc[c] = bias[c]
+            for j in range(n_features):
+                x = X[i, j]
+                mu = &mean[j, 0]
+                h = &half_inv_var[j, 0]
+                for c in range(n_classes):
+                    d = x - mu[c]
+                    acc[c] -= d * d * h[c]
+            finish_row(acc, n_classes, mode, NULL if mode == SCORE_ARGMAX else &out[i, 0], &labels[i] if mode == SCORE_ARGMAX else NULL)
+        free(acc)
+
+
+def score_csr(
+    const floating[::1] data,
+    const integral[::1] indices,
+    const integral[::1] indptr,
+    const double[:, ::1] twice_mean,
+    const double[:, ::1] half_inv_var,
+    const double[::1] bias,
+    int mode,
+    double[:, ::1] out,
+    int64_t[::1] labels,
+    int n_threads,
+):
+    """Score CSR rows in O(nnz) per row plus O(n_classes); ``mode`` is a scoring.Output value.
+
+    Implicit zeros are values 0.  ``bias`` must already hold the all-zero row's
+    score, bias[c] - sum_j mean[j, c]^2 * half_inv_var[j, c]; each stored x_j
+    then adds -x_j (x_j - 2 mean[j, c]) * half_inv_var[j, c].
+    """
+    cdef Py_ssize_t n_samples = indptr.shape[0] - 1
+    cdef Py_ssize_t n_classes = twice_mean.shape[1]
+    cdef Py_ssize_t i, k, c, offset
+    cdef double x
+    cdef double *acc = NULL
+    cdef const double *m2
+    cdef const double *h
+
+    if n_samples == 0:
+        return
+    with nogil, parallel(num_threads=n_threads):
+        acc = <double *> malloc(n_classes * sizeof(double))
+        for i in prange(n_samples, schedule="guided"):
+            for c in range(n_classes):
+                acc[c] = bias[c]
+            for k in range(indptr[i], indptr[i + 1]):
+                if k + PREFETCH_DISTANCE < indptr[i + 1]:
+                    offset = <Py_ssize_t> indices[k + PREFETCH_DISTANCE] * n_classes
+                    prefetch(&twice_mean[0, 0] + offset)
+                    prefetch(&half_inv_var[0, 0] + offset)
+                x = data[k]
+                m2 = &twice_mean[indices[k], 0]
+                h = &half_inv_var[indices[k], 0]
+                for c in range(n_classes):
+                    acc[c] -= x * (x - m2[c]) * h[c]
+            finish_row(acc, n_classes, mode, NULL if mode == SCORE_ARGMAX else &out[i, 0], &labels[i] if mode == SCORE_ARGMAX else NULL)
+        free(acc)
