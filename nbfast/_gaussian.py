@@ -31,17 +31,17 @@ def class_moments(X, y_index, n_classes, sample_weight):
     ``X`` is validated dense or CSR; for CSR the implicit zeros are values 0.
     Classes without rows (or with zero total weight) get mean and variance 0.
     """
-    order, start = group_rows_by_class(y_index, n_classes)
     weight = np.bincount(y_index, weights=sample_weight, minlength=n_classes).astype(np.float64, copy=False)
     mean = np.zeros((n_classes, X.shape[1]))
     var = np.zeros((n_classes, X.shape[1]))
     weights = np.empty(0) if sample_weight is None else sample_weight
     if sp.issparse(X):
+        order, start = group_rows_by_class(y_index, n_classes)
         _kernels.class_moments_csr(
             X.data, X.indices, X.indptr, order, start, weights, weight, mean, var, effective_n_threads()
         )
     else:
-        _kernels.class_moments_dense(X, order, start, weights, weight, mean, var, effective_n_threads())
+        _kernels.class_moments_dense(X, y_index, weights, weight, mean, var, effective_n_threads())
     return weight, mean, var
 
 

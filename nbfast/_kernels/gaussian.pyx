@@ -1,9 +1,10 @@
 """Gaussian Naive Bayes kernels: per-class means and variances of a batch, and
 the joint log-likelihood fused with logsumexp, exp or argmax.
 
-Statistics: rows arrive grouped by class (``row_order``, ``class_start``); each
-(class, feature) cell is summed by one thread in row order, so results are
-bit-identical for any number of threads.  Variances are computed in two passes
+Statistics: each (class, feature) cell is summed by one thread in row order,
+so results are bit-identical for any number of threads (CSR rows arrive
+grouped by class, ``row_order`` and ``class_start``, one class per task; dense
+rows are streamed in order, one band of features per task).  Variances are computed in two passes
 (mean first, then squared deviations), never as E[x^2] - mean^2.
 
 Scoring: ``mean`` and ``half_inv_var`` = 1 / (2 var) are (n_features, n_classes)
@@ -20,8 +21,8 @@ from nbfast._kernels._math cimport SCORE_ARGMAX, finish_row, prefetch
 from nbfast._kernels._types cimport floating, integral
 
 cdef enum:
-    # Features per task of the dense statistics kernel.
-    FEATURE_BLOCK = 32
+    # Fewest features per thread of the dense statistics kernel.
+    FEATURE_BLOCK = 16
     # How many nonzeros ahead the table rows are prefetched.
     PREFETCH_DISTANCE = 8
 
@@ -87,8 +88,7 @@ def class_moments_csr(
 
 def class_moments_dense(
     const floating[:, ::1] X,
-    const Py_ssize_t[::1] row_order,
-    const Py_ssize_t[::1] class_start,
+    const Py_ssize_t[::1] y_index,
     const double[::1] sample_weight,
     const double[::1] class_weight,
     double[:, ::1] mean,
@@ -97,46 +97,48 @@ def class_moments_dense(
 ):
     """Weighted mean and (population) variance of each feature in each class of dense rows.
 
-    One task per (class, block of features).  ``mean`` and ``var`` must be
-    zeroed; classes with zero weight are left at 0.
+    Rows are streamed in order (no gather); each thread owns a band of features
+    for every class, so each (class, feature) cell is still summed in row
+    order by one thread.  ``mean`` and ``var`` must be zeroed; classes with
+    zero weight are left at 0.
     """
+    cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_classes = mean.shape[0]
     cdef Py_ssize_t n_features = mean.shape[1]
-    cdef Py_ssize_t n_blocks = (n_features + FEATURE_BLOCK - 1) // FEATURE_BLOCK
-    cdef Py_ssize_t task, c, r, i, j, start, stop
+    cdef Py_ssize_t n_bands = max(1, min(<Py_ssize_t> n_threads, n_features // FEATURE_BLOCK))
+    cdef Py_ssize_t band, c, i, j, start, stop
     cdef bint weighted = sample_weight.shape[0] > 0
-    cdef double w, d, total
+    cdef double w, d
     cdef const floating *row
     cdef double *mu
     cdef double *v
 
     with nogil:
-        for task in prange(n_classes * n_blocks, schedule="dynamic", num_threads=n_threads):
-            c = task // n_blocks
-            total = class_weight[c]
-            if total == 0:
-                continue
-            start = (task % n_blocks) * FEATURE_BLOCK
-            stop = min(start + FEATURE_BLOCK, n_features)
-            mu = &mean[c, 0]
-            v = &var[c, 0]
-            for r in range(class_start[c], class_start[c + 1]):
-                i = row_order[r]
+        for band in prange(n_bands, schedule="static", num_threads=n_threads):
+            start = band * n_features // n_bands
+            stop = (band + 1) * n_features // n_bands
+            for i in range(n_samples):
                 w = sample_weight[i] if weighted else 1.0
                 row = &X[i, 0]
+                mu = &mean[y_index[i], 0]
                 for j in range(start, stop):
                     mu[j] += w * row[j]
-            for j in range(start, stop):
-                mu[j] = mu[j] / total
-            for r in range(class_start[c], class_start[c + 1]):
-                i = row_order[r]
+            for c in range(n_classes):
+                if class_weight[c] != 0:
+                    for j in range(start, stop):
+                        mean[c, j] = mean[c, j] / class_weight[c]
+            for i in range(n_samples):
                 w = sample_weight[i] if weighted else 1.0
                 row = &X[i, 0]
+                mu = &mean[y_index[i], 0]
+                v = &var[y_index[i], 0]
                 for j in range(start, stop):
                     d = row[j] - mu[j]
                     v[j] += w * d * d
-            for j in range(start, stop):
-                v[j] = v[j] / total
+            for c in range(n_classes):
+                if class_weight[c] != 0:
+                    for j in range(start, stop):
+                        var[c, j] = var[c, j] / class_weight[c]
 
 
 def score_dense(
