@@ -299,13 +299,12 @@ class GaussianNB(_BaseNB):
         if sp.issparse(X):
             # An all-zero row scores bias - sum_j mean^2 / (2 var); each stored x adds -x (x - 2 mean) / (2 var).
             with np.errstate(invalid="ignore"):
-                zero_row = bias - (mean * mean * half_inv_var).sum(axis=0)
-            _kernels.score_csr(
-                X.data, X.indices, X.indptr, 2.0 * mean, half_inv_var, zero_row, mode, out, labels,
-                effective_n_threads(),
-            )
+                bias = bias - (mean * mean * half_inv_var).sum(axis=0)
+            arrays = (np.empty((0, 0), dtype=X.dtype), X.data, X.indices, X.indptr)
         else:
-            _kernels.score_dense(X, mean, half_inv_var, bias, mode, out, labels, effective_n_threads())
+            no_index = np.empty(0, dtype=np.int32)
+            arrays = (X, np.empty(0, dtype=X.dtype), no_index, no_index)
+        _kernels.score(*arrays, mean, half_inv_var, bias, mode, out, labels, effective_n_threads())
         return labels if mode == Output.ARGMAX else out
 
     # ---------------------------------------------------------- extensions

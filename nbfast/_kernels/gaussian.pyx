@@ -141,8 +141,51 @@ def class_moments_dense(
                         var[c, j] = var[c, j] / class_weight[c]
 
 
-def score_dense(
+cdef inline void dense_row_jll(
+    const floating *row, Py_ssize_t n_features, const double *mean, const double *half_inv_var,
+    Py_ssize_t n_classes, double *acc,
+) noexcept nogil:
+    """acc[c] -= sum_j (x_j - mean[j, c])^2 * half_inv_var[j, c]."""
+    cdef Py_ssize_t j, c
+    cdef double x, d
+    cdef const double *mu
+    cdef const double *h
+    for j in range(n_features):
+        x = row[j]
+        mu = mean + j * n_classes
+        h = half_inv_var + j * n_classes
+        for c in range(n_classes):
+            d = x - mu[c]
+            acc[c] -= d * d * h[c]
+
+
+cdef inline void csr_row_jll(
+    const floating *data, const integral *indices, Py_ssize_t start, Py_ssize_t end,
+    const double *mean, const double *half_inv_var, Py_ssize_t n_classes, double *acc,
+) noexcept nogil:
+    """acc[c] -= sum over stored x_j of x_j (x_j - 2 mean[j, c]) * half_inv_var[j, c]."""
+    cdef Py_ssize_t k, c, offset
+    cdef double x
+    cdef const double *mu
+    cdef const double *h
+    for k in range(start, end):
+        if k + PREFETCH_DISTANCE < end:
+            offset = <Py_ssize_t> indices[k + PREFETCH_DISTANCE] * n_classes
+            prefetch(mean + offset)
+            prefetch(half_inv_var + offset)
+        x = data[k]
+        offset = <Py_ssize_t> indices[k] * n_classes
+        mu = mean + offset
+        h = half_inv_var + offset
+        for c in range(n_classes):
+            acc[c] -= x * (x - 2.0 * mu[c]) * h[c]
+
+
+def score(
     const floating[:, ::1] X,
+    const floating[::1] data,
+    const integral[::1] indices,
+    const integral[::1] indptr,
     const double[:, ::1] mean,
     const double[:, ::1] half_inv_var,
     const double[::1] bias,
@@ -151,80 +194,38 @@ def score_dense(
     int64_t[::1] labels,
     int n_threads,
 ):
-    """Score dense rows; ``mode`` is a scoring.Output value.
+    """Score dense rows ``X``, or CSR rows (``data``, ``indices``, ``indptr``) when ``indptr`` is not empty.
 
-    ARGMAX writes only ``labels`` (n_samples,); the other modes write ``out``
-    (n_samples, n_classes).
+    ``mode`` is a scoring.Output value: ARGMAX writes only ``labels``
+    (n_samples,), the other modes write ``out`` (n_samples, n_classes).
+    CSR rows cost O(nnz) plus O(n_classes): implicit zeros are values 0 and
+    ``bias`` must then hold the all-zero row's score,
+    bias[c] - sum_j mean[j, c]^2 * half_inv_var[j, c].
     """
-    cdef Py_ssize_t n_samples = X.shape[0]
-    cdef Py_ssize_t n_features = X.shape[1]
+    cdef bint sparse = indptr.shape[0] > 0
+    cdef Py_ssize_t n_samples = indptr.shape[0] - 1 if sparse else X.shape[0]
+    cdef Py_ssize_t n_features = mean.shape[0]
     cdef Py_ssize_t n_classes = mean.shape[1]
-    cdef Py_ssize_t i, j, c
-    cdef double x, d
+    cdef Py_ssize_t i, c
     cdef double *acc = NULL
-    cdef const double *mu
-    cdef const double *h
+    cdef const floating *data_ptr = NULL
+    cdef const integral *indices_ptr = NULL
 
-    if n_samples == 0:
+    if n_samples <= 0:
         return
+    if data.shape[0] > 0:
+        data_ptr = &data[0]
+        indices_ptr = &indices[0]
     with nogil, parallel(num_threads=n_threads):
         acc = <double *> malloc(n_classes * sizeof(double))
         for i in prange(n_samples, schedule="guided"):
             for c in range(n_classes):
                 acc[c] = bias[c]
-            for j in range(n_features):
-                x = X[i, j]
-                mu = &mean[j, 0]
-                h = &half_inv_var[j, 0]
-                for c in range(n_classes):
-                    d = x - mu[c]
-                    acc[c] -= d * d * h[c]
-            finish_row(acc, n_classes, mode, NULL if mode == SCORE_ARGMAX else &out[i, 0], &labels[i] if mode == SCORE_ARGMAX else NULL)
-        free(acc)
-
-
-def score_csr(
-    const floating[::1] data,
-    const integral[::1] indices,
-    const integral[::1] indptr,
-    const double[:, ::1] twice_mean,
-    const double[:, ::1] half_inv_var,
-    const double[::1] bias,
-    int mode,
-    double[:, ::1] out,
-    int64_t[::1] labels,
-    int n_threads,
-):
-    """Score CSR rows in O(nnz) per row plus O(n_classes); ``mode`` is a scoring.Output value.
-
-    Implicit zeros are values 0.  ``bias`` must already hold the all-zero row's
-    score, bias[c] - sum_j mean[j, c]^2 * half_inv_var[j, c]; each stored x_j
-    then adds -x_j (x_j - 2 mean[j, c]) * half_inv_var[j, c].
-    """
-    cdef Py_ssize_t n_samples = indptr.shape[0] - 1
-    cdef Py_ssize_t n_classes = twice_mean.shape[1]
-    cdef Py_ssize_t i, k, c, offset
-    cdef double x
-    cdef double *acc = NULL
-    cdef const double *m2
-    cdef const double *h
-
-    if n_samples == 0:
-        return
-    with nogil, parallel(num_threads=n_threads):
-        acc = <double *> malloc(n_classes * sizeof(double))
-        for i in prange(n_samples, schedule="guided"):
-            for c in range(n_classes):
-                acc[c] = bias[c]
-            for k in range(indptr[i], indptr[i + 1]):
-                if k + PREFETCH_DISTANCE < indptr[i + 1]:
-                    offset = <Py_ssize_t> indices[k + PREFETCH_DISTANCE] * n_classes
-                    prefetch(&twice_mean[0, 0] + offset)
-                    prefetch(&half_inv_var[0, 0] + offset)
-                x = data[k]
-                m2 = &twice_mean[indices[k], 0]
-                h = &half_inv_var[indices[k], 0]
-                for c in range(n_classes):
-                    acc[c] -= x * (x - m2[c]) * h[c]
-            finish_row(acc, n_classes, mode, NULL if mode == SCORE_ARGMAX else &out[i, 0], &labels[i] if mode == SCORE_ARGMAX else NULL)
+            if sparse:
+                csr_row_jll(data_ptr, indices_ptr, indptr[i], indptr[i + 1], &mean[0, 0], &half_inv_var[0, 0],
+                            n_classes, acc)
+            else:
+                dense_row_jll(&X[i, 0], n_features, &mean[0, 0], &half_inv_var[0, 0], n_classes, acc)
+            finish_row(acc, n_classes, mode, NULL if mode == SCORE_ARGMAX else &out[i, 0],
+                       &labels[i] if mode == SCORE_ARGMAX else NULL)
         free(acc)
