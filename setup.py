@@ -15,7 +15,7 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-KERNELS = ["threads", "validate", "counts", "scoring", "gaussian"]
+KERNELS = ["threads", "validate", "counts", "scoring", "categories", "hashing", "decision", "svmlight", "gaussian"]
 DEBUG = os.environ.get("NBFAST_DEBUG_BUILD", "") not in ("", "0")
 
 OPENMP_PROBE = textwrap.dedent(
@@ -74,12 +74,18 @@ extensions = [
         f"nbfast._kernels.{name}",
         [f"nbfast/_kernels/{name}.pyx"],
         include_dirs=[np.get_include(), "nbfast/_kernels"],
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_9_API_VERSION")],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_9_API_VERSION"), ("NBFAST_BOUNDSCHECK", int(DEBUG))],
     )
     for name in KERNELS
 ]
 
 setup(
-    ext_modules=cythonize(extensions, compiler_directives=directives, nthreads=0 if sys.platform == "win32" else 2),
+    ext_modules=cythonize(
+        extensions,
+        compiler_directives=directives,
+        # Separate generated C for the debug build, so the two builds never reuse each other's files.
+        build_dir="build/cython-debug" if DEBUG else "build/cython",
+        nthreads=0 if sys.platform == "win32" else 2,
+    ),
     cmdclass={"build_ext": BuildExtWithOpenMP},
 )

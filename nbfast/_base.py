@@ -161,6 +161,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         if first_call:
             self._commit(stats, classes, X.shape[1], feature_names)
         else:
+            for name, value in stats.items():  # _accumulate may have replaced (grown) a statistic
+                setattr(self, name, value)
             self._update_params()
         return self
 
@@ -196,7 +198,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
             labels, out = np.empty(0, dtype=np.int64), np.empty((n_samples, table.shape[1]))
         scoring.score_csr(
             X.data, X.indices, X.indptr, table, np.ascontiguousarray(bias, dtype=np.float64),
-            binarize, threshold, mode, out, labels, effective_n_threads(),
+            binarize, threshold, mode, out, labels, effective_n_threads(X.nnz + n_samples * table.shape[1]),
         )
         return labels if mode == Output.ARGMAX else out
 
@@ -260,6 +262,30 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
             Rows sum to 1; columns in the order of ``classes_``.
         """
         return self._score(self._predict_input(X), Output.PROBA)
+
+    def to_sklearn(self):
+        """The scikit-learn equivalent of this fitted model (see :func:`nbfast.interop.to_sklearn`).
+
+        Returns
+        -------
+        estimator : sklearn.naive_bayes estimator
+            Same class name, parameters and fitted attributes (copied).
+        """
+        from nbfast.interop import to_sklearn
+
+        return to_sklearn(self)
+
+    def to_linear(self):
+        """The joint log-likelihood as a linear model: see :func:`nbfast.linear.to_linear`.
+
+        Returns
+        -------
+        coef : ndarray of shape (n_classes, n_features)
+        intercept : ndarray of shape (n_classes,)
+        """
+        from nbfast.linear import to_linear  # nbfast.linear sits on top of the estimators
+
+        return to_linear(self)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

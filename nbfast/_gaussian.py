@@ -283,6 +283,14 @@ class GaussianNB(_BaseNB):
         self._raw_var = scale[:, None] * (var - self.epsilon_)
         self._seen_count, self._seen_mean, self._seen_var = pool_groups(count, self.theta_, self._raw_var)
 
+    def _validate_fitted(self):
+        """Shapes the scoring kernel trusts, for models rebuilt from attributes (persistence, interop)."""
+        shape = (len(self.classes_), self.n_features_in_)
+        if np.shape(self.var_) != shape or np.shape(self.theta_) != shape:
+            raise ValueError(f"theta_ and var_ must have shape {shape}; got {np.shape(self.theta_)} and {np.shape(self.var_)}.")
+        if np.shape(self.class_prior_) != shape[:1] or np.ndim(self.epsilon_) != 0:
+            raise ValueError(f"class_prior_ must have shape {shape[:1]} and epsilon_ be a number.")
+
     # -------------------------------------------------------------- scoring
     def _score(self, X, mode):
         mean = np.ascontiguousarray(self.theta_.T, dtype=np.float64)

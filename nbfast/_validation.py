@@ -98,7 +98,10 @@ def _dense_to_float(X, name):
     if X.ndim > 2:
         raise ValueError(f"Found array with dim {X.ndim}. Expected a 2D array for {name}, got shape {X.shape}.")
     if X.dtype not in FLOAT_DTYPES:
-        X = X.astype(np.float64)  # ints, bools, float16, objects holding numbers
+        try:
+            X = X.astype(np.float64)  # ints, bools, float16, objects holding numbers
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{name} must hold numbers: {exc}") from None
     return X
 
 
@@ -201,11 +204,11 @@ def check_X(X, estimator, *, reset, non_negative=False, keep_dense=False, input_
             raise ValueError(
                 f"X has {n_features} features, but {name} is expecting {estimator.n_features_in_} features as input."
             )
-    n_threads = effective_n_threads()
     if not sp.issparse(X):
-        _check_values(X.reshape(-1), name, input_name, non_negative, n_threads)
+        _check_values(X.reshape(-1), name, input_name, non_negative, effective_n_threads(X.size))
         return X
     data, indices, indptr = _csr_buffers(X)
+    n_threads = effective_n_threads(data.shape[0])
     if _validate_kernels.count_bad_indices(indices, n_features, n_threads):
         bad = indices[(indices < 0) | (indices >= n_features)][0]
         raise ValueError(f"Malformed CSR: column index {bad} is outside [0, {n_features}) for {input_name}.")

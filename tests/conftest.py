@@ -30,6 +30,26 @@ def read_only(X):
     return X
 
 
+def logsumexp_reference(a):
+    """Row-wise log(sum(exp(a))), the plain numpy way."""
+    m = a.max(axis=1, keepdims=True)
+    return m + np.log(np.exp(a - m).sum(axis=1, keepdims=True))
+
+
+def split(X, y):
+    """First half for training (X, y), second half of X for testing."""
+    half = X.shape[0] // 2
+    return X[:half], y[:half], X[half:]
+
+
+def rebuild(model):
+    """A fresh estimator of the same class, rebuilt by setting ``model._fitted_attributes`` in order."""
+    clone = type(model)(**model.get_params())
+    for name in model._fitted_attributes:
+        setattr(clone, name, getattr(model, name))
+    return clone
+
+
 def tolerance(dtype):
     """Agreement expected with scikit-learn and the float64 reference."""
     return 1e-9 if dtype == np.float64 else 1e-5
@@ -45,11 +65,61 @@ def corpus(request):
 
 
 @pytest.fixture
-def n_threads_limit():
-    """Context manager factory limiting the OpenMP threads of the kernels."""
+def n_threads_limit(monkeypatch):
+    """Context manager factory setting the OpenMP threads of the kernels.
+
+    Small test inputs would run on one thread (threads.MIN_WORK_PER_THREAD):
+    the fixture lowers that floor so that the requested count is really used.
+    """
     threadpoolctl = pytest.importorskip("threadpoolctl")
+    from nbfast._kernels import threads
+
+    monkeypatch.setattr(threads, "MIN_WORK_PER_THREAD", 1)
 
     def limit(n):
         return threadpoolctl.threadpool_limits(limits=n, user_api="openmp")
 
     return limit
+
+
+# ------------------------------------------------- any estimator, any label type
+LABEL_KINDS = ["int", "str", "object", "float", "bool"]
+
+
+def labels_of_kind(y, kind):
+    """Integer labels y recast as another label type (bool keeps two classes)."""
+    names = np.array([f"class {i}" for i in range(y.max() + 1)])
+    return {
+        "int": y,
+        "str": names[y],
+        "object": names.astype(object)[y],
+        "float": y * 2.0 - 1.0,
+        "bool": y % 2 == 0,
+    }[kind]
+
+
+def data_for(estimator_name, n_samples=120, n_features=12, n_classes=3, seed=0):
+    """(X, y) suited to an estimator: categories, real values or counts; None without a recipe."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(n_samples) % n_classes
+    if estimator_name == "CategoricalNB":
+        return (rng.integers(0, 3, size=(n_samples, n_features)) + (y[:, None] > 0)).astype(np.float64), y
+    if estimator_name == "GaussianNB":
+        return rng.normal(size=(n_samples, n_features)) + y[:, None], y
+    if estimator_name in ("MultinomialNB", "BernoulliNB", "ComplementNB", "PoissonNB"):
+        return make_documents(n_samples, n_features, n_classes, mean_length=20, random_state=seed)
+    return None
+
+#: Every Naive Bayes estimator of the family; tests parametrized over it skip those not in this build.
+NB_FAMILY = ["MultinomialNB", "BernoulliNB", "ComplementNB", "PoissonNB", "CategoricalNB", "GaussianNB"]
+
+
+def nb_estimator(name, **params):
+    """A new nbfast estimator by class name; skips the test when this build does not have it."""
+    import nbfast
+
+    cls = getattr(nbfast, name, None)
+    if cls is None:
+        pytest.skip(f"nbfast.{name} is not in this build")
+    return cls(**params)
+

@@ -3,7 +3,16 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import CONTAINERS, FLOAT_DTYPES, INDEX_DTYPES, as_container, read_only, tolerance
+from conftest import (
+    CONTAINERS,
+    FLOAT_DTYPES,
+    INDEX_DTYPES,
+    as_container,
+    logsumexp_reference,
+    read_only,
+    split,
+    tolerance,
+)
 
 import nbfast
 from nbfast.datasets import make_documents
@@ -17,11 +26,6 @@ ESTIMATORS = {
 
 
 # ----------------------------------------------------------------------------- reference
-def _logsumexp(a):
-    m = a.max(axis=1, keepdims=True)
-    return m + np.log(np.exp(a - m).sum(axis=1, keepdims=True))
-
-
 def reference(kind, X, y, X_test, *, alpha=1.0, sample_weight=None, binarize=0.0, fit_prior=True, class_prior=None):
     """Plain numpy float64 Naive Bayes, the formulas written out densely."""
     X = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
@@ -49,7 +53,7 @@ def reference(kind, X, y, X_test, *, alpha=1.0, sample_weight=None, binarize=0.0
         jll = X_test @ log_theta.T + log_prior
     else:
         jll = X_test @ log_theta.T + (1 - X_test) @ np.log(1 - np.exp(log_theta)).T + log_prior
-    log_proba = jll - _logsumexp(jll)
+    log_proba = jll - logsumexp_reference(jll)
     return {
         "classes_": classes,
         "class_count_": class_count,
@@ -70,11 +74,6 @@ def assert_matches(model, expected, X_test, rtol):
     np.testing.assert_allclose(model.predict_log_proba(X_test), expected["log_proba"], rtol=rtol, atol=rtol)
     np.testing.assert_allclose(model.predict_proba(X_test), expected["proba"], rtol=rtol, atol=rtol)
     np.testing.assert_array_equal(model.predict(X_test), expected["classes_"][expected["jll"].argmax(axis=1)])
-
-
-def split(X, y):
-    half = X.shape[0] // 2
-    return X[:half], y[:half], X[half:]
 
 
 # ---------------------------------------------------------------- against the reference

@@ -1,0 +1,24 @@
+"""Throughput of nbfast.text.HashingVectorizer against scikit-learn's, raw text to CSR.
+
+    PYTHONPATH=. pytest benchmarks/bench_text.py --benchmark-group-by=param:ngram_range
+"""
+
+import pytest
+from text_corpus import make_text_corpus
+
+from nbfast.text import HashingVectorizer
+
+sk_text = pytest.importorskip("sklearn.feature_extraction.text")
+pytest.importorskip("pytest_benchmark")
+
+DOCUMENTS = make_text_corpus(n_documents=20000, mean_words=40)
+IMPLEMENTATIONS = {"nbfast": HashingVectorizer, "sklearn": sk_text.HashingVectorizer}
+
+
+@pytest.mark.parametrize("ngram_range", [(1, 1), (1, 2)], ids=["unigrams", "bigrams"])
+@pytest.mark.parametrize("implementation", list(IMPLEMENTATIONS))
+def test_hashing_vectorizer(benchmark, implementation, ngram_range):
+    vectorizer = IMPLEMENTATIONS[implementation](ngram_range=ngram_range)
+    X = benchmark.pedantic(vectorizer.transform, args=(DOCUMENTS,), rounds=3, iterations=1)
+    benchmark.extra_info["documents_per_second"] = len(DOCUMENTS) / benchmark.stats.stats.min
+    assert X.shape[0] == len(DOCUMENTS)

@@ -1,0 +1,36 @@
+"""Parse throughput of svmlight text: nbfast's chunked reader against scikit-learn's loader.
+
+    PYTHONPATH=. pytest benchmarks/test_svmlight_parse.py --benchmark-only --benchmark-columns=min,median,max
+"""
+
+import pytest
+
+from nbfast.datasets import make_documents
+from nbfast.io import iter_svmlight
+
+sk_datasets = pytest.importorskip("sklearn.datasets")
+N_FEATURES = 2**16
+
+
+@pytest.fixture(scope="module")
+def svmlight_file(tmp_path_factory):
+    X, y = make_documents(30_000, N_FEATURES, 20, mean_length=80, random_state=0)
+    path = tmp_path_factory.mktemp("svmlight") / "corpus.svm"
+    sk_datasets.dump_svmlight_file(X, y, str(path), zero_based=False)
+    return str(path), X.nnz
+
+
+def test_sklearn_load_svmlight_file(benchmark, svmlight_file):
+    path, nnz = svmlight_file
+    X, _ = benchmark(sk_datasets.load_svmlight_file, path, zero_based=False, n_features=N_FEATURES)
+    assert X.nnz == nnz
+
+
+@pytest.mark.parametrize("chunk_size", [1_000, 10_000])
+def test_nbfast_iter_svmlight(benchmark, svmlight_file, chunk_size):
+    path, nnz = svmlight_file
+
+    def read_all():
+        return sum(block.to_csr(N_FEATURES).nnz for block in iter_svmlight(path, chunk_size))
+
+    assert benchmark(read_all) == nnz

@@ -1,0 +1,49 @@
+"""Category codes of CSR entries, for CategoricalNB: a validation pass and the
+map of each stored entry (feature j, category v) to column start_j + v of the
+stacked per-category table.  Elementwise, so identical for any thread count."""
+from cython.parallel cimport prange
+from libc.math cimport floor
+from libc.stdint cimport int64_t
+
+from nbfast._kernels._types cimport floating, integral
+
+
+def count_bad_codes(const floating[::1] data, double upper, int n_threads):
+    """Number of values that are not integers in [0, upper)."""
+    cdef Py_ssize_t k, bad = 0
+    with nogil:
+        for k in prange(data.shape[0], schedule="static", num_threads=n_threads):
+            if not (data[k] >= 0 and data[k] < upper and floor(data[k]) == data[k]):
+                bad += 1
+    return bad
+
+
+def category_columns(
+    const floating[::1] data,
+    const integral[::1] indices,
+    const int64_t[::1] n_categories,
+    const int64_t[::1] starts,
+    int64_t max_code,
+    int64_t[::1] columns,
+    double[::1] present,
+    int n_threads,
+):
+    """columns[k] = starts[j] + min(v, n_categories[j]) and present[k] = [v > 0].
+
+    v = min(data[k], max_code) is the entry's category, j = indices[k] its
+    feature; a category beyond the feature's known ones lands in the feature's
+    "unseen" slot, column starts[j] + n_categories[j].  ``data`` holds
+    validated non-negative integers.
+    """
+    cdef Py_ssize_t k
+    cdef int64_t v, j
+    with nogil:
+        for k in prange(data.shape[0], schedule="static", num_threads=n_threads):
+            v = <int64_t> data[k]
+            if v > max_code:
+                v = max_code
+            j = indices[k]
+            present[k] = 1.0 if v > 0 else 0.0
+            if v > n_categories[j]:
+                v = n_categories[j]
+            columns[k] = starts[j] + v

@@ -1,0 +1,180 @@
+"""Naive Bayes on Dask arrays, beyond one machine (optional extra ``nbfast[dask]``).
+
+:func:`fit` computes each row block's sufficient statistics (a fresh copy of
+the estimator ``partial_fit`` on the block, with every class), then merges them
+pairwise-in-groups up a tree with :func:`nbfast.merge`: only statistics travel,
+never the data.  :func:`predict` and :func:`predict_proba` score every block
+with ``map_blocks``; the fitted model enters the graph once.
+
+Blocks may be scipy CSR matrices or dense arrays.  The work runs on Dask's
+current scheduler: a ``distributed.Client`` connected to a cluster, if one is
+active.
+"""
+
+import numpy as np
+
+try:
+    import dask
+    import dask.array as da
+except ImportError as exc:  # pragma: no cover - exercised without the extra
+    raise ImportError("nbfast.dask needs Dask: pip install 'nbfast[dask]'") from exc
+
+from nbfast._base import _BaseNB, unique_classes
+from nbfast._validation import check_is_fitted
+from nbfast.merge import merge
+
+__all__ = ["fit", "predict", "predict_proba"]
+
+
+def _row_blocks(X):
+    """X as a 2-D dask array with one block per row range (all columns in each block)."""
+    if not isinstance(X, da.Array):
+        raise TypeError(f"X must be a dask array, got {type(X).__name__}; wrap it with dask.array.from_array.")
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D, got {X.ndim} dimension(s).")
+    return X if X.numblocks[1] == 1 else X.rechunk({1: -1})
+
+
+def _per_block(values, X, name):
+    """One piece of ``values`` (labels or weights) per row block of X: delayed blocks or numpy slices."""
+    rows = X.chunks[0]
+    n_blocks = len(rows)
+    known = not any(np.isnan(r) for r in rows)
+    if values is None or np.isscalar(values):
+        return [values] * n_blocks
+    if isinstance(values, da.Array):
+        if values.ndim != 1:
+            raise ValueError(f"{name} must be 1-D, got shape {values.shape}.")
+        if known and values.chunks[0] != rows:
+            if np.isnan(values.shape[0]) or values.shape[0] != X.shape[0]:
+                raise ValueError(f"Found input variables with inconsistent numbers of samples: "
+                                 f"[{X.shape[0]}, {values.shape[0]}] ({name})")
+            values = values.rechunk((rows,))
+        elif values.numblocks[0] != n_blocks:
+            raise ValueError(f"X has unknown block sizes: pass {name} as a dask array with the same row blocks "
+                             "as X, or call X.compute_chunk_sizes().")
+        return list(values.to_delayed())
+    values = np.asarray(values)
+    if not known:
+        raise ValueError(f"X has unknown block sizes: pass {name} as a dask array with the same row blocks, "
+                         "or call X.compute_chunk_sizes().")
+    if values.ndim != 1 or values.shape[0] != X.shape[0]:
+        raise ValueError(f"Found input variables with inconsistent numbers of samples: [{X.shape[0]}, "
+                         f"{values.shape[0] if values.ndim else values!r}] ({name})")
+    bounds = np.cumsum((0,) + rows)
+    return [values[start:stop] for start, stop in zip(bounds[:-1], bounds[1:])]
+
+
+def _fresh(estimator):
+    """An unfitted estimator with the same parameters."""
+    return type(estimator)(**estimator.get_params(deep=False))
+
+
+def _fit_block(template, X, y, sample_weight, classes):
+    if X.shape[0] == 0:
+        return None
+    return _fresh(template).partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+
+
+def _merge_group(models):
+    models = [m for m in models if m is not None]
+    return merge(models) if models else None
+
+
+def _block_classes(y):
+    return unique_classes(np.asarray(y))
+
+
+def fit(estimator, X, y, classes=None, sample_weight=None, *, split_every=8):
+    """Fit a copy of ``estimator`` on a dask array, block by block, and return it.
+
+    Parameters
+    ----------
+    estimator : nbfast estimator
+        Gives the model and its parameters; it is not modified.
+    X : dask.array.Array of shape (n_samples, n_features)
+        Blocks are scipy CSR matrices or dense arrays; column blocks are joined.
+    y : dask.array.Array or array-like of shape (n_samples,)
+        Labels, aligned with X's row blocks (rechunked when needed).
+    classes : array-like of shape (n_classes,), default=None
+        Every label; computed from y (one extra pass over y) when None.
+    sample_weight : dask.array.Array, array-like of shape (n_samples,) or float, default=None
+        Weights of the samples.
+    split_every : int, default=8
+        How many models each node of the reduction tree merges.
+
+    Returns
+    -------
+    model : estimator
+        A fitted, local (in-memory) estimator equal, to rounding, to
+        ``estimator.fit(X, y, sample_weight)`` on the whole data.
+    """
+    if not isinstance(estimator, _BaseNB):
+        raise TypeError(f"estimator must be an nbfast Naive Bayes estimator, got {type(estimator).__name__}.")
+    if split_every < 2:
+        raise ValueError(f"split_every must be at least 2, got {split_every}.")
+    X = _row_blocks(X)
+    y_parts = _per_block(y, X, "y")
+    if any(part is None for part in y_parts):
+        raise ValueError("y is required.")
+    weight_parts = _per_block(sample_weight, X, "sample_weight")
+    if classes is None:
+        label_sets = dask.compute(*[dask.delayed(_block_classes)(part) for part in y_parts])
+        classes = unique_classes(np.concatenate(label_sets))
+    else:
+        classes = unique_classes(np.asarray(classes))
+    template = _fresh(estimator)
+    nodes = [
+        dask.delayed(_fit_block)(template, X_part, y_part, weight_part, classes)
+        for X_part, y_part, weight_part in zip(X.to_delayed().ravel(), y_parts, weight_parts)
+    ]
+    while len(nodes) > 1:
+        nodes = [dask.delayed(_merge_group)(nodes[i:i + split_every]) for i in range(0, len(nodes), split_every)]
+    model = nodes[0].compute() if nodes else None
+    if model is None:
+        raise ValueError("Found array with 0 sample(s): X has no rows to fit on.")
+    return model
+
+
+def _predict_block(X, model):
+    return model.predict(X)
+
+
+def _predict_proba_block(X, model):
+    return model.predict_proba(X)
+
+
+def predict(model, X):
+    """Predicted labels of a dask array, as a lazy dask array of shape (n_samples,).
+
+    Parameters
+    ----------
+    model : fitted nbfast estimator
+    X : dask.array.Array of shape (n_samples, n_features)
+
+    Returns
+    -------
+    labels : dask.array.Array of shape (n_samples,), with ``model.classes_``'s dtype
+    """
+    check_is_fitted(model)
+    X = _row_blocks(X)
+    return X.map_blocks(_predict_block, dask.delayed(model, pure=True), drop_axis=1,
+                        meta=np.empty((0,), dtype=model.classes_.dtype))
+
+
+def predict_proba(model, X):
+    """Class probabilities of a dask array, as a lazy dask array of shape (n_samples, n_classes).
+
+    Parameters
+    ----------
+    model : fitted nbfast estimator
+    X : dask.array.Array of shape (n_samples, n_features)
+
+    Returns
+    -------
+    proba : dask.array.Array of shape (n_samples, n_classes), float64
+    """
+    check_is_fitted(model)
+    X = _row_blocks(X)
+    return X.map_blocks(_predict_proba_block, dask.delayed(model, pure=True),
+                        chunks=(X.chunks[0], (len(model.classes_),)), meta=np.empty((0, 0)))
