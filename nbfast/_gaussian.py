@@ -38,10 +38,10 @@ def class_moments(X, y_index, n_classes, sample_weight):
     if sp.issparse(X):
         order, start = group_rows_by_class(y_index, n_classes)
         _kernels.class_moments_csr(
-            X.data, X.indices, X.indptr, order, start, weights, weight, mean, var, effective_n_threads()
+            X.data, X.indices, X.indptr, order, start, weights, weight, mean, var, effective_n_threads(2 * X.nnz)
         )
     else:
-        _kernels.class_moments_dense(X, y_index, weights, weight, mean, var, effective_n_threads())
+        _kernels.class_moments_dense(X, y_index, weights, weight, mean, var, effective_n_threads(2 * X.size))
     return weight, mean, var
 
 
@@ -312,7 +312,8 @@ class GaussianNB(_BaseNB):
         else:
             no_index = np.empty(0, dtype=np.int32)
             arrays = (X, np.empty(0, dtype=X.dtype), no_index, no_index)
-        _kernels.score(*arrays, mean, half_inv_var, bias, mode, out, labels, effective_n_threads())
+        work = (X.nnz if sp.issparse(X) else X.size) * n_classes + n_samples * n_classes
+        _kernels.score(*arrays, mean, half_inv_var, bias, mode, out, labels, effective_n_threads(work))
         return labels if mode == Output.ARGMAX else out
 
     # ---------------------------------------------------------- extensions
