@@ -7,6 +7,7 @@ decision layer, persistence and scale tools built on them.
 
 from nbfast._categorical import CategoricalNB
 from nbfast._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
+from nbfast._gaussian import GaussianNB
 from nbfast._patch import patch_sklearn, unpatch_sklearn
 from nbfast.decision import decide, fuse, predict_with_reject, shift_prior, with_prior
 from nbfast.interop import from_sklearn
@@ -21,6 +22,7 @@ __all__ = [
     "BernoulliNB",
     "CategoricalNB",
     "ComplementNB",
+    "GaussianNB",
     "MixedNB",
     "ModelFormatError",
     "MultinomialNB",

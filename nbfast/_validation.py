@@ -148,7 +148,17 @@ def _csr_buffers(X):
     return data, indices, indptr
 
 
-def check_X(X, estimator, *, reset, non_negative=False, input_name="X"):
+def _check_values(data, name, input_name, non_negative, n_threads):
+    """Refuse NaN or infinite values, and negative ones when ``non_negative``."""
+    nonfinite, negative = _validate_kernels.count_bad_values(data, n_threads)
+    if nonfinite:
+        kind = "NaN" if np.isnan(data).any() else "infinity"
+        raise ValueError(f"Input {input_name} contains {kind} ({nonfinite} NaN or infinite value(s)); {name} needs finite values.")
+    if non_negative and negative:
+        raise ValueError(f"Negative values in data passed to {name} (input {input_name}): {negative} value(s) below 0.")
+
+
+def check_X(X, estimator, *, reset, non_negative=False, keep_dense=False, input_name="X"):
     """Validate X for fit or predict and return it as a CSR matrix ready for the kernels.
 
     Parameters
@@ -159,13 +169,16 @@ def check_X(X, estimator, *, reset, non_negative=False, input_name="X"):
         ``feature_names_in_``).  It is never modified here.
     non_negative : bool
         Refuse negative values (count models).
+    keep_dense : bool
+        Return dense input as a C-contiguous float32/float64 ndarray instead of
+        converting it to CSR (for models with dense kernels).
 
     Returns
     -------
-    X : scipy.sparse.csr_matrix or csr_array
+    X : scipy.sparse.csr_matrix or csr_array, or ndarray when ``keep_dense``
         With float32/float64 ``data``, int32/int64 ``indices`` and ``indptr`` of
         one dtype, every buffer C-contiguous.  No copy is made when X already
-        is such a CSR matrix.
+        is such a CSR matrix (or C-contiguous float ndarray).
     """
     name = _name(estimator)
     if not reset:
@@ -173,6 +186,8 @@ def check_X(X, estimator, *, reset, non_negative=False, input_name="X"):
         _check_feature_names(estimator, X)
     if sp.issparse(X):
         X = _sparse_to_csr(X, input_name)
+    elif keep_dense:
+        X = np.ascontiguousarray(_dense_to_float(X, input_name))
     else:
         X = sp.csr_array(_dense_to_float(X, input_name))
     n_samples, n_features = X.shape
@@ -189,17 +204,15 @@ def check_X(X, estimator, *, reset, non_negative=False, input_name="X"):
             raise ValueError(
                 f"X has {n_features} features, but {name} is expecting {estimator.n_features_in_} features as input."
             )
+    if not sp.issparse(X):
+        _check_values(X.reshape(-1), name, input_name, non_negative, effective_n_threads(X.size))
+        return X
     data, indices, indptr = _csr_buffers(X)
     n_threads = effective_n_threads(data.shape[0])
     if _validate_kernels.count_bad_indices(indices, n_features, n_threads):
         bad = indices[(indices < 0) | (indices >= n_features)][0]
         raise ValueError(f"Malformed CSR: column index {bad} is outside [0, {n_features}) for {input_name}.")
-    nonfinite, negative = _validate_kernels.count_bad_values(data, n_threads)
-    if nonfinite:
-        kind = "NaN" if np.isnan(data).any() else "infinity"
-        raise ValueError(f"Input {input_name} contains {kind} ({nonfinite} NaN or infinite value(s)); {name} needs finite values.")
-    if non_negative and negative:
-        raise ValueError(f"Negative values in data passed to {name} (input {input_name}): {negative} value(s) below 0.")
+    _check_values(data, name, input_name, non_negative, n_threads)
     if data is not X.data or indices is not X.indices or indptr is not X.indptr:
         X = type(X)((data, indices, indptr), shape=X.shape, copy=False)
         X.indices, X.indptr = indices, indptr  # the constructor may downcast the index dtype

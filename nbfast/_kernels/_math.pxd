@@ -1,5 +1,6 @@
 # Small inline helpers shared by the kernels.
 from libc.math cimport exp, log, INFINITY
+from libc.stdint cimport int64_t
 
 cdef extern from *:
     """
@@ -29,3 +30,39 @@ cdef inline double logsumexp_inplace_max(const double *v, Py_ssize_t n, double *
     for c in range(n):
         s += exp(v[c] - m)
     return m + log(s)
+
+
+# What a fused scoring kernel writes per row: the values of nbfast._kernels.scoring.Output.
+cdef enum ScoreOutput:
+    SCORE_JOINT_LOG_LIKELIHOOD = 0
+    SCORE_LOG_PROBA = 1
+    SCORE_PROBA = 2
+    SCORE_ARGMAX = 3
+
+
+cdef inline void finish_row(double *acc, Py_ssize_t n_classes, int mode, double *out, int64_t *label) noexcept nogil:
+    """Write one row's output from its joint log-likelihoods ``acc`` (overwritten).
+
+    ARGMAX stores the first class of maximal joint log-likelihood in ``label``;
+    the other modes write the row ``out`` (n_classes,): the joint log-likelihood,
+    or the log posterior / posterior normalized by a stable logsumexp.
+    """
+    cdef Py_ssize_t c, best
+    cdef double norm, top
+    if mode == SCORE_ARGMAX:
+        best = 0
+        for c in range(1, n_classes):
+            if acc[c] > acc[best]:
+                best = c
+        label[0] = best
+    elif mode == SCORE_JOINT_LOG_LIKELIHOOD:
+        for c in range(n_classes):
+            out[c] = acc[c]
+    else:
+        norm = logsumexp_inplace_max(acc, n_classes, &top)
+        if mode == SCORE_LOG_PROBA:
+            for c in range(n_classes):
+                out[c] = acc[c] - norm
+        else:
+            for c in range(n_classes):
+                out[c] = exp(acc[c] - norm)

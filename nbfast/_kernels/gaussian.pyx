@@ -1,0 +1,231 @@
+"""Gaussian Naive Bayes kernels: per-class means and variances of a batch, and
+the joint log-likelihood fused with logsumexp, exp or argmax.
+
+Statistics: each (class, feature) cell is summed by one thread in row order,
+so results are bit-identical for any number of threads (CSR rows arrive
+grouped by class, ``row_order`` and ``class_start``, one class per task; dense
+rows are streamed in order, one band of features per task).  Variances are computed in two passes
+(mean first, then squared deviations), never as E[x^2] - mean^2.
+
+Scoring: ``mean`` and ``half_inv_var`` = 1 / (2 var) are (n_features, n_classes)
+tables, row-major, so that each feature reads one contiguous row.  For row x
+
+    jll[c] = bias[c] - sum_j (x_j - mean[j, c])^2 * half_inv_var[j, c].
+"""
+from cython.parallel cimport parallel, prange
+from libc.stdint cimport int64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+from nbfast._kernels._math cimport SCORE_ARGMAX, finish_row, prefetch
+from nbfast._kernels._types cimport floating, integral
+
+cdef enum:
+    # Fewest features per thread of the dense statistics kernel.
+    FEATURE_BLOCK = 16
+    # How many nonzeros ahead the table rows are prefetched.
+    PREFETCH_DISTANCE = 8
+
+
+def class_moments_csr(
+    const floating[::1] data,
+    const integral[::1] indices,
+    const integral[::1] indptr,
+    const Py_ssize_t[::1] row_order,
+    const Py_ssize_t[::1] class_start,
+    const double[::1] sample_weight,
+    const double[::1] class_weight,
+    double[:, ::1] mean,
+    double[:, ::1] var,
+    int n_threads,
+):
+    """Weighted mean and (population) variance of each feature in each class of CSR rows.
+
+    Implicit zeros are values 0: with W_c the class weight and S_cj the weight
+    of the class's rows that store feature j,
+
+        var[c, j] = (sum_stored w (x - mean)^2 + (W_c - S_cj) mean^2) / W_c.
+
+    ``mean`` and ``var`` must be zeroed; classes with W_c == 0 are left at 0.
+    An empty ``sample_weight`` means unit weights.
+    """
+    cdef Py_ssize_t n_classes = mean.shape[0]
+    cdef Py_ssize_t n_features = mean.shape[1]
+    cdef Py_ssize_t c, r, i, k, j
+    cdef bint weighted = sample_weight.shape[0] > 0
+    cdef double w, d, total
+    cdef double *stored = NULL
+    cdef double *mu
+    cdef double *v
+
+    with nogil, parallel(num_threads=n_threads):
+        stored = <double *> malloc(n_features * sizeof(double))
+        for c in prange(n_classes, schedule="dynamic"):
+            total = class_weight[c]
+            if total == 0:
+                continue
+            memset(stored, 0, n_features * sizeof(double))
+            mu = &mean[c, 0]
+            v = &var[c, 0]
+            for r in range(class_start[c], class_start[c + 1]):
+                i = row_order[r]
+                w = sample_weight[i] if weighted else 1.0
+                for k in range(indptr[i], indptr[i + 1]):
+                    mu[indices[k]] += w * data[k]
+                    stored[indices[k]] += w
+            for j in range(n_features):
+                mu[j] = mu[j] / total
+            for r in range(class_start[c], class_start[c + 1]):
+                i = row_order[r]
+                w = sample_weight[i] if weighted else 1.0
+                for k in range(indptr[i], indptr[i + 1]):
+                    d = data[k] - mu[indices[k]]
+                    v[indices[k]] += w * d * d
+            for j in range(n_features):
+                v[j] = (v[j] + (total - stored[j]) * mu[j] * mu[j]) / total
+        free(stored)
+
+
+def class_moments_dense(
+    const floating[:, ::1] X,
+    const Py_ssize_t[::1] y_index,
+    const double[::1] sample_weight,
+    const double[::1] class_weight,
+    double[:, ::1] mean,
+    double[:, ::1] var,
+    int n_threads,
+):
+    """Weighted mean and (population) variance of each feature in each class of dense rows.
+
+    Rows are streamed in order (no gather); each thread owns a band of features
+    for every class, so each (class, feature) cell is still summed in row
+    order by one thread.  ``mean`` and ``var`` must be zeroed; classes with
+    zero weight are left at 0.
+    """
+    cdef Py_ssize_t n_samples = X.shape[0]
+    cdef Py_ssize_t n_classes = mean.shape[0]
+    cdef Py_ssize_t n_features = mean.shape[1]
+    cdef Py_ssize_t n_bands = max(1, min(<Py_ssize_t> n_threads, n_features // FEATURE_BLOCK))
+    cdef Py_ssize_t band, c, i, j, start, stop
+    cdef bint weighted = sample_weight.shape[0] > 0
+    cdef double w, d
+    cdef const floating *row
+    cdef double *mu
+    cdef double *v
+
+    with nogil:
+        for band in prange(n_bands, schedule="static", num_threads=n_threads):
+            start = band * n_features // n_bands
+            stop = (band + 1) * n_features // n_bands
+            for i in range(n_samples):
+                w = sample_weight[i] if weighted else 1.0
+                row = &X[i, 0]
+                mu = &mean[y_index[i], 0]
+                for j in range(start, stop):
+                    mu[j] += w * row[j]
+            for c in range(n_classes):
+                if class_weight[c] != 0:
+                    for j in range(start, stop):
+                        mean[c, j] = mean[c, j] / class_weight[c]
+            for i in range(n_samples):
+                w = sample_weight[i] if weighted else 1.0
+                row = &X[i, 0]
+                mu = &mean[y_index[i], 0]
+                v = &var[y_index[i], 0]
+                for j in range(start, stop):
+                    d = row[j] - mu[j]
+                    v[j] += w * d * d
+            for c in range(n_classes):
+                if class_weight[c] != 0:
+                    for j in range(start, stop):
+                        var[c, j] = var[c, j] / class_weight[c]
+
+
+cdef inline void dense_row_jll(
+    const floating *row, Py_ssize_t n_features, const double *mean, const double *half_inv_var,
+    Py_ssize_t n_classes, double *acc,
+) noexcept nogil:
+    """acc[c] -= sum_j (x_j - mean[j, c])^2 * half_inv_var[j, c]."""
+    cdef Py_ssize_t j, c
+    cdef double x, d
+    cdef const double *mu
+    cdef const double *h
+    for j in range(n_features):
+        x = row[j]
+        mu = mean + j * n_classes
+        h = half_inv_var + j * n_classes
+        for c in range(n_classes):
+            d = x - mu[c]
+            acc[c] -= d * d * h[c]
+
+
+cdef inline void csr_row_jll(
+    const floating *data, const integral *indices, Py_ssize_t start, Py_ssize_t end,
+    const double *mean, const double *half_inv_var, Py_ssize_t n_classes, double *acc,
+) noexcept nogil:
+    """acc[c] -= sum over stored x_j of x_j (x_j - 2 mean[j, c]) * half_inv_var[j, c]."""
+    cdef Py_ssize_t k, c, offset
+    cdef double x
+    cdef const double *mu
+    cdef const double *h
+    for k in range(start, end):
+        if k + PREFETCH_DISTANCE < end:
+            offset = <Py_ssize_t> indices[k + PREFETCH_DISTANCE] * n_classes
+            prefetch(mean + offset)
+            prefetch(half_inv_var + offset)
+        x = data[k]
+        offset = <Py_ssize_t> indices[k] * n_classes
+        mu = mean + offset
+        h = half_inv_var + offset
+        for c in range(n_classes):
+            acc[c] -= x * (x - 2.0 * mu[c]) * h[c]
+
+
+def score(
+    const floating[:, ::1] X,
+    const floating[::1] data,
+    const integral[::1] indices,
+    const integral[::1] indptr,
+    const double[:, ::1] mean,
+    const double[:, ::1] half_inv_var,
+    const double[::1] bias,
+    int mode,
+    double[:, ::1] out,
+    int64_t[::1] labels,
+    int n_threads,
+):
+    """Score dense rows ``X``, or CSR rows (``data``, ``indices``, ``indptr``) when ``indptr`` is not empty.
+
+    ``mode`` is a scoring.Output value: ARGMAX writes only ``labels``
+    (n_samples,), the other modes write ``out`` (n_samples, n_classes).
+    CSR rows cost O(nnz) plus O(n_classes): implicit zeros are values 0 and
+    ``bias`` must then hold the all-zero row's score,
+    bias[c] - sum_j mean[j, c]^2 * half_inv_var[j, c].
+    """
+    cdef bint sparse = indptr.shape[0] > 0
+    cdef Py_ssize_t n_samples = indptr.shape[0] - 1 if sparse else X.shape[0]
+    cdef Py_ssize_t n_features = mean.shape[0]
+    cdef Py_ssize_t n_classes = mean.shape[1]
+    cdef Py_ssize_t i, c
+    cdef double *acc = NULL
+    cdef const floating *data_ptr = NULL
+    cdef const integral *indices_ptr = NULL
+
+    if n_samples <= 0:
+        return
+    if data.shape[0] > 0:
+        data_ptr = &data[0]
+        indices_ptr = &indices[0]
+    with nogil, parallel(num_threads=n_threads):
+        acc = <double *> malloc(n_classes * sizeof(double))
+        for i in prange(n_samples, schedule="guided"):
+            for c in range(n_classes):
+                acc[c] = bias[c]
+            if sparse:
+                csr_row_jll(data_ptr, indices_ptr, indptr[i], indptr[i + 1], &mean[0, 0], &half_inv_var[0, 0],
+                            n_classes, acc)
+            else:
+                dense_row_jll(&X[i, 0], n_features, &mean[0, 0], &half_inv_var[0, 0], n_classes, acc)
+            finish_row(acc, n_classes, mode, NULL if mode == SCORE_ARGMAX else &out[i, 0],
+                       &labels[i] if mode == SCORE_ARGMAX else NULL)
+        free(acc)
