@@ -22,6 +22,9 @@ DATA = {
     "counts": lambda: (lambda X, y: (X[:60].toarray(), y[:60], X[60:].toarray()))(
         *make_documents(80, 30, 3, mean_length=15, random_state=5)
     ),
+    "real": lambda: (lambda X: (X[:60], np.arange(60) % 3, X[60:]))(
+        np.random.default_rng(7).normal(size=(80, 6)) + np.arange(80)[:, None] % 3
+    ),
     "categories": lambda: (lambda X: (X[:60], np.arange(60) % 3, X[60:]))(
         np.random.default_rng(6).integers(0, 4, size=(80, 8)).astype(np.float64)
     ),
@@ -35,6 +38,8 @@ MODELS = {
     "ComplementNB-str": (lambda: nbfast.ComplementNB(norm=True), "str", "counts"),
     "PoissonNB-int": (lambda: nbfast.PoissonNB(alpha=0.5, beta=2.0), "int", "counts"),
     "CategoricalNB-str": (lambda: nbfast.CategoricalNB(max_categories=3), "str", "categories"),
+    "GaussianNB-int": (lambda: nbfast.GaussianNB(var_smoothing=1e-6), "int", "real"),
+    "GaussianNB-str": (lambda: nbfast.GaussianNB(variance="feature", ddof=1), "str", "real"),
     "MixedNB-str": (
         lambda: nbfast.MixedNB(
             [("words", nbfast.MultinomialNB(alpha=0.5), slice(0, 20)), ("flags", nbfast.BernoulliNB(), np.arange(20, 30))]
