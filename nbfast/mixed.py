@@ -22,9 +22,9 @@ from nbfast._validation import (
     _check_feature_names,
     _dense_to_float,
     _feature_names,
-    _sparse_to_csr,
     check_is_fitted,
     check_sample_weight,
+    check_X,
     check_y,
 )
 from nbfast.decision import _added_log_prior, _install_log_prior, _log_normalize
@@ -249,13 +249,17 @@ class MixedNB(_BaseNB):
 
     # ----------------------------------------------------------- fitting
     def _check_X(self, X, reset):
-        """Check shape and feature names; keep X's container (parts validate their columns)."""
+        """Check shape and feature names; keep X's container (parts validate their columns).
+
+        Sparse X goes through the full gate first: its columns are selected by
+        scipy, which must never see a malformed matrix.
+        """
+        if sp.issparse(X):
+            return check_X(X, self, reset=reset)
         if not reset:
             check_is_fitted(self, "n_features_in_")
             _check_feature_names(self, X)
-        if sp.issparse(X):
-            X = _sparse_to_csr(X, "X")
-        elif not hasattr(X, "iloc"):
+        if not hasattr(X, "iloc"):
             X = _dense_to_float(X, "X")
         for count, what in zip(X.shape, ("sample", "feature")):
             if count < 1:

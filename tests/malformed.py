@@ -91,20 +91,37 @@ PREDICT_CASES = {
     "sparse with more columns": lambda: sp.csr_matrix(np.ones((2, 6))),
 }
 
-PARAMETER_CASES = {
-    "negative alpha": {"alpha": -1.0},
-    "alpha of the wrong length": {"alpha": np.ones(3)},
+_PRIOR_CASES = {
     "class_prior of the wrong length": {"class_prior": [0.2, 0.3, 0.5]},
     "class_prior not summing to 1": {"class_prior": [0.2, 0.3]},
     "negative class_prior": {"class_prior": [1.5, -0.5]},
 }
+_ALPHA_CASES = {"negative alpha": {"alpha": -1.0}, "alpha of the wrong length": {"alpha": np.ones(3)}}
 
-ESTIMATORS = ["MultinomialNB", "BernoulliNB"]
-COUNT_MODELS = {"MultinomialNB"}
+# estimator -> bad hyperparameters, each refused at fit
+PARAMETER_CASES = {
+    "MultinomialNB": {**_ALPHA_CASES, **_PRIOR_CASES},
+    "BernoulliNB": {**_ALPHA_CASES, **_PRIOR_CASES, "string binarize": {"binarize": "high"}},
+    "ComplementNB": {**_ALPHA_CASES, **_PRIOR_CASES},
+    "PoissonNB": {**_ALPHA_CASES, **_PRIOR_CASES, "zero beta": {"beta": 0.0}, "negative beta": {"beta": -1.0}},
+    "CategoricalNB": {"negative alpha": {"alpha": -1.0}, "alpha array": {"alpha": np.ones(5)}, **_PRIOR_CASES,
+                      "zero max_categories": {"max_categories": 0}},
+    "GaussianNB": {"priors of the wrong length": {"priors": [0.2, 0.3, 0.5]},
+                   "priors not summing to 1": {"priors": [0.2, 0.3]},
+                   "negative priors": {"priors": [1.5, -0.5]},
+                   "negative var_smoothing": {"var_smoothing": -1.0},
+                   "unknown variance": {"variance": "per-row"}, "ddof 2": {"ddof": 2}},
+    "MixedNB": {**_PRIOR_CASES, "no parts": {"estimators": []}, "column out of range": {
+        "estimators": [("words", nbfast.MultinomialNB(), [0, 9])]}},
+}
+
+ESTIMATORS = list(PARAMETER_CASES)
+# Models that refuse negative values (MixedNB's default part is a MultinomialNB).
+COUNT_MODELS = {"MultinomialNB", "ComplementNB", "PoissonNB", "CategoricalNB", "MixedNB"}
 
 
 def _expected_error(case_name, estimator_name):
-    """Whether a case is an error for this estimator (negative counts are fine for BernoulliNB)."""
+    """Whether a case is an error for this estimator (negative values are fine for BernoulliNB and GaussianNB)."""
     return not (case_name == "negative count" and estimator_name not in COUNT_MODELS)
 
 
@@ -125,7 +142,7 @@ def run_battery():
         for case_name, make in PREDICT_CASES.items():
             for method in ("predict", "predict_proba", "predict_log_proba", "predict_joint_log_proba"):
                 yield f"{estimator_name}.{method}: {case_name}", _outcome(lambda: getattr(fitted, method)(make()), True)
-        for case_name, params in PARAMETER_CASES.items():
+        for case_name, params in PARAMETER_CASES[estimator_name].items():
             yield f"{estimator_name}(**{params}).fit: {case_name}", _outcome(lambda: cls(**params).fit(_csr(), _y()), True)
         yield f"{estimator_name}.predict before fit", _outcome(lambda: cls().predict(_csr()), True)
         yield f"{estimator_name}.partial_fit without classes", _outcome(lambda: cls().partial_fit(_csr(), _y()), True)
