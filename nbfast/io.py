@@ -79,6 +79,12 @@ def _open_text(path):
     return open(path, "rb")
 
 
+def quote_line(line):
+    """A line of input (bytes) for an error message: decoded, stripped, at most 60 characters, quoted."""
+    text = line.decode("utf-8", "replace").strip()
+    return repr(text if len(text) <= 60 else text[:57] + "...")
+
+
 def iter_svmlight(path, chunk_size, *, zero_based=False):
     """Yield :class:`Block` s of at most ``chunk_size`` lines of an svmlight / libsvm file.
 
@@ -101,9 +107,8 @@ def iter_svmlight(path, chunk_size, *, zero_based=False):
             block = b"".join(lines)
             status, y, data, indices, indptr, row_lines, error_line, _ = svmlight.parse_block(block, base)
             if status != svmlight.Status.OK:
-                text = lines[error_line].decode("utf-8", "replace").strip()
-                shown = text if len(text) <= 60 else text[:57] + "..."
-                raise ValueError(f"{path} line {first_line + error_line}: {_PARSE_ERRORS[status]}: {shown!r}")
+                shown = quote_line(lines[error_line])
+                raise ValueError(f"{path} line {first_line + error_line}: {_PARSE_ERRORS[status]}: {shown}")
             yield Block(path, data, indices, indptr, y, row_lines + first_line, len(block), base=base)
             first_line += len(lines)
 
@@ -204,29 +209,29 @@ _EXTENSIONS = {".npz": "npz", ".svm": "svmlight", ".libsvm": "svmlight", ".svmli
                ".txt": "lines", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 
 
-def input_format(path, text_format=None):
-    """The format of an input: ``text_format`` when given, else by extension (svmlight when unknown)."""
-    if text_format is not None:
-        return text_format
+def input_format(path, file_format=None):
+    """The format of an input: ``file_format`` when given, else by extension (svmlight when unknown)."""
+    if file_format is not None:
+        return file_format
     name = str(path)
     for compressed in (".gz", ".bz2"):
         name = name.removesuffix(compressed)
     return next((fmt for ext, fmt in _EXTENSIONS.items() if name.endswith(ext)), "svmlight")
 
 
-def iter_blocks(paths, chunk_size, *, zero_based=False, text_format=None, vectorizer=None, fields=("label", "text")):
+def iter_blocks(paths, chunk_size, *, zero_based=False, file_format=None, vectorizer=None, fields=("label", "text")):
     """Yield the :class:`Block` s of every input in turn.
 
-    Each input is read in its :func:`input_format`: ``.npz`` archives, svmlight
-    text, or raw text (see :mod:`nbfast.textio`, which ``vectorizer`` and
-    ``fields`` are for).
+    Each input is read in its :func:`input_format` (``file_format`` for all,
+    when given): ``.npz`` archives, svmlight text, or raw text (see
+    :mod:`nbfast.textio`, which ``vectorizer`` and ``fields`` are for).
     """
     from nbfast.textio import iter_text
 
     if chunk_size < 1:
         raise ValueError(f"--chunk-size must be at least 1, got {chunk_size}")
     for path in paths:
-        fmt = input_format(path, text_format)
+        fmt = input_format(path, file_format)
         if fmt == "npz":
             yield from iter_npz(path, chunk_size)
         elif fmt == "svmlight":

@@ -59,8 +59,8 @@ from nbfast._base import _BaseNB
 from nbfast._compat import NotFittedError
 
 __all__ = [
-    "FORMAT_VERSION", "ModelFormatError", "check_fitted_state", "estimator_classes", "load", "load_vectorizer", "read_info",
-    "rebuild", "save",
+    "FORMAT_VERSION", "ModelFormatError", "check_fitted_state", "estimator_classes", "load", "load_vectorizer",
+    "read_info", "rebuild", "save",
 ]
 
 #: Version of the file layout written by :func:`save`.
@@ -324,7 +324,7 @@ def save(model, path, *, vectorizer=None):
         raise NotFittedError(f"This {type(model).__name__} instance is not fitted yet; only fitted models are saved.")
     encoder = _Encoder()
     spec = encoder.model(model, type(model).__name__)
-    preprocessing = None if vectorizer is None else _vectorizer_spec(vectorizer, model.n_features_in_)
+    vectorizer_entry = None if vectorizer is None else _vectorizer_spec(vectorizer, model.n_features_in_)
     entries, position = [], 0
     for array, order in encoder.arrays:
         offset = _align(position)
@@ -346,8 +346,8 @@ def save(model, path, *, vectorizer=None):
         "data_nbytes": position,
         "data_sha256": digest.hexdigest(),
     }
-    if preprocessing is not None:
-        header["vectorizer"] = preprocessing
+    if vectorizer_entry is not None:
+        header["vectorizer"] = vectorizer_entry
     raw = json.dumps(header, separators=(",", ":")).encode("utf-8")
     path = os.fspath(path)
     temporary = f"{path}.{os.getpid()}-{threading.get_ident()}.tmp"
@@ -669,6 +669,8 @@ def load_vectorizer(path):
         return _rebuild_vectorizer(header["vectorizer"], header["summary"].get("n_features_in"))
     except ModelFormatError as exc:
         raise ModelFormatError(f"{path}: {exc}") from None
+    except RecursionError:
+        raise ModelFormatError(f"{path}: invalid vectorizer entry: nested too deeply.") from None
 
 
 # --------------------------------------------------------------------------- info

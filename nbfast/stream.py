@@ -33,7 +33,7 @@ def add_input_arguments(parser):
     parser.add_argument("input", nargs="+", metavar="INPUT",
                         help="svmlight/libsvm files, .npz CSR archives, or text: one document per line (.txt), "
                              "label<TAB>text (.tsv), JSON lines (.jsonl); .gz and .bz2 too")
-    parser.add_argument("--format", choices=FORMATS, dest="text_format",
+    parser.add_argument("--format", choices=FORMATS, dest="file_format",
                         help="format of every input (default: by extension, svmlight when unknown)")
     parser.add_argument("--chunk-size", type=int, default=10_000, metavar="N",
                         help="rows read and processed at a time: memory is bounded by one chunk (default 10000)")
@@ -47,7 +47,7 @@ def add_input_arguments(parser):
 
 def text_inputs(args):
     """The inputs read as raw text (lines, tsv, jsonl)."""
-    return [path for path in args.input if input_format(path, args.text_format) in TEXT_FORMATS]
+    return [path for path in args.input if input_format(path, args.file_format) in TEXT_FORMATS]
 
 
 def read_blocks(args, progress, *, vectorizer=None, labels=True):
@@ -57,7 +57,7 @@ def read_blocks(args, progress, *, vectorizer=None, labels=True):
     ``labels=False`` reads no JSONL label field.
     """
     fields = (args.label_field if labels else None, args.text_field)
-    blocks = iter_blocks(args.input, args.chunk_size, zero_based=args.zero_based, text_format=args.text_format,
+    blocks = iter_blocks(args.input, args.chunk_size, zero_based=args.zero_based, file_format=args.file_format,
                          vectorizer=vectorizer, fields=fields)
     for block in prefetch(blocks):
         progress.update(block)

@@ -20,7 +20,7 @@ from itertools import islice
 import numpy as np
 import scipy.sparse as sp
 
-from nbfast.io import Block, _open_text
+from nbfast.io import Block, _open_text, quote_line
 
 TEXT_FORMATS = ("lines", "tsv", "jsonl")
 
@@ -100,6 +100,17 @@ def _parse_jsonl(texts, fields):
 _PARSERS = {"lines": _parse_lines, "tsv": _parse_tsv, "jsonl": _parse_jsonl}
 
 
+def _check_label_kinds(labels, labels_are_text):
+    """Whether the file's labels are strings (decided by its first label); a label of the other kind raises."""
+    kinds = [isinstance(label, str) for label in labels]
+    if labels_are_text is None:
+        labels_are_text = kinds[0]
+    if not all(kind == labels_are_text for kind in kinds):
+        first, earlier = ("number", "strings") if labels_are_text else ("string", "numbers")
+        raise _LineError(kinds.index(not labels_are_text), f"label is a {first}, earlier labels are {earlier}")
+    return labels_are_text
+
+
 def iter_text(path, chunk_size, text_format, *, vectorizer=None, fields=("label", "text")):
     """Yield :class:`nbfast.io.Block` s of at most ``chunk_size`` lines of a text file.
 
@@ -125,17 +136,10 @@ def iter_text(path, chunk_size, text_format, *, vectorizer=None, fields=("label"
             try:
                 documents, labels = parse(_decode(lines), fields)
                 if labels is not None:
-                    kinds = [isinstance(label, str) for label in labels]
-                    if labels_are_text is None:
-                        labels_are_text = kinds[0]
-                    if not all(k == labels_are_text for k in kinds):
-                        index = kinds.index(not labels_are_text)
-                        raise _LineError(index, "label is a " + ("number" if labels_are_text else "string") +
-                                         ", earlier labels are " + ("strings" if labels_are_text else "numbers"))
+                    labels_are_text = _check_label_kinds(labels, labels_are_text)
             except _LineError as exc:
-                text = lines[exc.index].decode("utf-8", "replace").rstrip("\r\n")
-                shown = text if len(text) <= 60 else text[:57] + "..."
-                raise ValueError(f"{path} line {first_line + exc.index}: {exc}: {shown!r}") from None
+                line = first_line + exc.index
+                raise ValueError(f"{path} line {line}: {exc}: {quote_line(lines[exc.index])}") from None
             n_rows = len(documents)
             if vectorizer is None:
                 X = sp.csr_matrix((n_rows, 1))

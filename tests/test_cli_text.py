@@ -16,7 +16,7 @@ from nbfast.cli import main
 from nbfast.io import input_format, iter_blocks
 from nbfast.text import HashingVectorizer
 
-from test_persist import _with_header
+from test_persist import _layout, _raw_header, _with_header
 
 make_pipeline = pytest.importorskip("sklearn.pipeline").make_pipeline
 
@@ -149,7 +149,8 @@ def test_jsonl_custom_fields_numeric_labels_and_default_n_features(tmp_path, cap
     # predict reads no label field: records without one are fine
     unlabeled = tmp_path / "u.jsonl"
     unlabeled.write_text("".join(json.dumps({"body": doc}) + "\n" for doc in documents), encoding="utf-8")
-    assert run_cli(capsys, "predict", tmp_path / "m", unlabeled, "-o", tmp_path / "o.npy", "--text-field", "body")[0] == 0
+    status, err = run_cli(capsys, "predict", tmp_path / "m", unlabeled, "-o", tmp_path / "o.npy", "--text-field", "body")
+    assert status == 0, err
     np.testing.assert_array_equal(np.load(tmp_path / "o.npy"), expected.predict(documents))
 
 
@@ -320,4 +321,17 @@ def test_bad_vectorizer_entry_is_a_model_format_error(tmp_path, edit, message):
     nbfast.save(model, tmp_path / "m", vectorizer=HashingVectorizer(n_features=4, alternate_sign=False))
     (tmp_path / "bad").write_bytes(_with_header((tmp_path / "m").read_bytes(), edit))
     with pytest.raises(persist.ModelFormatError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        persist.load_vectorizer(tmp_path / "bad")
+
+
+@pytest.mark.parametrize("depth, message", [(900, "nested too deeply"), (100_000, "unreadable header")])
+def test_deeply_nested_vectorizer_entry_is_a_model_format_error(tmp_path, depth, message):
+    model = nbfast.MultinomialNB().fit(np.eye(4), [0, 1, 0, 1])
+    nbfast.save(model, tmp_path / "m", vectorizer=HashingVectorizer(n_features=4, alternate_sign=False))
+    raw = (tmp_path / "m").read_bytes()
+    header, _, _, data_start = _layout(raw)
+    header["vectorizer"]["params"]["stop_words"] = "DEEP"
+    text = json.dumps(header).replace('"DEEP"', "[" * depth + "]" * depth)
+    (tmp_path / "bad").write_bytes(_raw_header(raw, text) + raw[data_start:])
+    with pytest.raises(persist.ModelFormatError, match=message):
         persist.load_vectorizer(tmp_path / "bad")
