@@ -88,9 +88,14 @@ def assert_one_line_error(status, err, *fragments):
 
 
 # ------------------------------------------------------------------- train + predict
-@pytest.mark.parametrize("name", ["train.tsv", "train.tsv.gz", "train.jsonl"])
-@pytest.mark.parametrize("chunk_size", [1, 37, 10_000])
-@pytest.mark.parametrize("options", [{}, {"ngram_max": 2, "binary": True}, {"lowercase": False}])
+NAMES = ["train.tsv", "train.tsv.gz", "train.jsonl"]
+OPTIONS = [{"ngram_max": 2, "binary": True}, {"lowercase": False}]
+
+
+@pytest.mark.parametrize("name, chunk_size, options", [(name, chunk_size, {}) for name in NAMES
+                                                       for chunk_size in (1, 37, 10_000)]
+                         + [(name, chunk_size, options) for name in NAMES for chunk_size in (37, 10_000)
+                            for options in OPTIONS])
 def test_text_in_chunks_equals_the_in_memory_pipeline(tmp_path, capsys, corpus, name, chunk_size, options):
     documents, labels = corpus
     write = write_jsonl if "jsonl" in name else write_tsv
