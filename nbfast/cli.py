@@ -14,8 +14,8 @@ COMMANDS = {
     "demo": ("nbfast.demo", "train and batch-score a synthetic corpus, beside scikit-learn when installed"),
     "info": ("nbfast.info", "describe a model file (class, parameters, classes, features) without loading its arrays"),
 
-    "train": ("nbfast.cli_train", "fit a model on svmlight/.npz files, chunk by chunk"),
-    "predict": ("nbfast.cli_predict", "score svmlight/.npz files with a model, chunk by chunk, to CSV or .npy"),
+    "train": ("nbfast.cli_train", "fit a model on svmlight/.npz or text files, chunk by chunk"),
+    "predict": ("nbfast.cli_predict", "score svmlight/.npz or text files with a model, chunk by chunk, to CSV or .npy"),
 }
 
 

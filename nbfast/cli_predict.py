@@ -1,6 +1,8 @@
 """``nbfast predict``: stream inputs through a model chunk by chunk, writing labels
 (and probabilities) as CSV, or as .npy when OUT ends with .npy.
 
+Raw text is vectorized with the settings stored in the model by ``nbfast train``.
+
 The output is written to ``OUT.partial`` and renamed at the end: a failed run
 leaves no truncated OUT behind.
 """
@@ -10,8 +12,8 @@ import os
 
 import numpy as np
 
-from nbfast.persist import load
-from nbfast.stream import Progress, add_input_arguments, model_input, read_blocks
+from nbfast.persist import load, load_vectorizer
+from nbfast.stream import Progress, add_input_arguments, model_input, read_blocks, text_inputs
 
 
 def add_arguments(parser):
@@ -97,12 +99,17 @@ class NpyWriter:
 
 def run(args):
     model = load(args.model)
+    vectorizer = load_vectorizer(args.model)
+    text = text_inputs(args)
+    if text and vectorizer is None:
+        raise ValueError(f"{text[0]} is read as text, but {args.model} was not trained on text (it stores no "
+                         "vectorizer): train it on text with `nbfast train`, or pass --format for feature vectors")
     partial = f"{args.output}.partial"
     progress = Progress("predicting", args.input)
     try:
         with open(partial, "wb") as f:
             writer = (NpyWriter if str(args.output).endswith(".npy") else CsvWriter)(f, model.classes_, args.proba)
-            for block in read_blocks(args, progress):
+            for block in read_blocks(args, progress, vectorizer=vectorizer, labels=False):
                 X = model_input(block, model, model.n_features_in_)
                 writer.write(model.predict(X), model.predict_proba(X) if args.proba else None)
             writer.close()

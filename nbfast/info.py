@@ -22,4 +22,6 @@ def run(args):
     print(f"classes ({len(classes)}):    " + shown)
     print(f"features:       {info['n_features_in']}" + (" (named)" if info["has_feature_names"] else ""))
     print(f"arrays:         {info['n_arrays']}, {info['data_nbytes']:,} bytes")
+    if info["vectorizer"] is not None:
+        print(f"vectorizer:     {info['vectorizer']}")
     return 0

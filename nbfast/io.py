@@ -1,6 +1,6 @@
 """Chunked readers for the streaming command line: memory bounded by one chunk.
 
-Two input formats:
+Two feature-vector formats (raw text is read by :mod:`nbfast.textio`):
 
 - svmlight / libsvm text (optionally ``.gz`` or ``.bz2``), parsed by the
   compiled parser in ``nbfast._kernels.svmlight`` a block of lines at a time;
@@ -79,6 +79,12 @@ def _open_text(path):
     return open(path, "rb")
 
 
+def quote_line(line):
+    """A line of input (bytes) for an error message: decoded, stripped, at most 60 characters, quoted."""
+    text = line.decode("utf-8", "replace").strip()
+    return repr(text if len(text) <= 60 else text[:57] + "...")
+
+
 def iter_svmlight(path, chunk_size, *, zero_based=False):
     """Yield :class:`Block` s of at most ``chunk_size`` lines of an svmlight / libsvm file.
 
@@ -101,9 +107,8 @@ def iter_svmlight(path, chunk_size, *, zero_based=False):
             block = b"".join(lines)
             status, y, data, indices, indptr, row_lines, error_line, _ = svmlight.parse_block(block, base)
             if status != svmlight.Status.OK:
-                text = lines[error_line].decode("utf-8", "replace").strip()
-                shown = text if len(text) <= 60 else text[:57] + "..."
-                raise ValueError(f"{path} line {first_line + error_line}: {_PARSE_ERRORS[status]}: {shown!r}")
+                shown = quote_line(lines[error_line])
+                raise ValueError(f"{path} line {first_line + error_line}: {_PARSE_ERRORS[status]}: {shown}")
             yield Block(path, data, indices, indptr, y, row_lines + first_line, len(block), base=base)
             first_line += len(lines)
 
@@ -198,15 +203,41 @@ def save_npz(path, X, y=None, compressed=True):
     (np.savez_compressed if compressed else np.savez)(path, **arrays)
 
 
-def iter_blocks(paths, chunk_size, *, zero_based=False):
-    """Yield the :class:`Block` s of every input in turn (``.npz`` archives or svmlight text)."""
+#: Input formats, and the file extensions (also under .gz/.bz2) that select them.
+FORMATS = ("svmlight", "npz", "lines", "tsv", "jsonl")
+_EXTENSIONS = {".npz": "npz", ".svm": "svmlight", ".libsvm": "svmlight", ".svmlight": "svmlight",
+               ".txt": "lines", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+
+
+def input_format(path, file_format=None):
+    """The format of an input: ``file_format`` when given, else by extension (svmlight when unknown)."""
+    if file_format is not None:
+        return file_format
+    name = str(path)
+    for compressed in (".gz", ".bz2"):
+        name = name.removesuffix(compressed)
+    return next((fmt for ext, fmt in _EXTENSIONS.items() if name.endswith(ext)), "svmlight")
+
+
+def iter_blocks(paths, chunk_size, *, zero_based=False, file_format=None, vectorizer=None, fields=("label", "text")):
+    """Yield the :class:`Block` s of every input in turn.
+
+    Each input is read in its :func:`input_format` (``file_format`` for all,
+    when given): ``.npz`` archives, svmlight text, or raw text (see
+    :mod:`nbfast.textio`, which ``vectorizer`` and ``fields`` are for).
+    """
+    from nbfast.textio import iter_text
+
     if chunk_size < 1:
         raise ValueError(f"--chunk-size must be at least 1, got {chunk_size}")
     for path in paths:
-        if str(path).endswith(".npz"):
+        fmt = input_format(path, file_format)
+        if fmt == "npz":
             yield from iter_npz(path, chunk_size)
-        else:
+        elif fmt == "svmlight":
             yield from iter_svmlight(path, chunk_size, zero_based=zero_based)
+        else:
+            yield from iter_text(path, chunk_size, fmt, vectorizer=vectorizer, fields=fields)
 
 
 def prefetch(iterable):

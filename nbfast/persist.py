@@ -31,6 +31,14 @@ the rebuilt model is checked for consistency (:func:`check_fitted_state`)
 before it is returned; an estimator may add its own checks in a
 ``_validate_fitted()`` method.
 
+A model trained on raw text may carry the settings of the
+:class:`nbfast.text.HashingVectorizer` that made its input, in an optional
+header entry ``"vectorizer": {"class": "HashingVectorizer", "params": {...}}``
+(tagged JSON values, the dtype by name; no callables), so the same text gets
+the same columns at prediction time: see ``save(..., vectorizer=...)`` and
+:func:`load_vectorizer`.  Files without it, and readers that ignore it, are
+unaffected.
+
 Readers accept every format version up to :data:`FORMAT_VERSION`; a file from
 a newer format is refused with a message asking to upgrade nbfast.
 """
@@ -51,7 +59,8 @@ from nbfast._base import _BaseNB
 from nbfast._compat import NotFittedError
 
 __all__ = [
-    "FORMAT_VERSION", "ModelFormatError", "check_fitted_state", "estimator_classes", "load", "read_info", "rebuild", "save",
+    "FORMAT_VERSION", "ModelFormatError", "check_fitted_state", "estimator_classes", "load", "load_vectorizer",
+    "read_info", "rebuild", "save",
 ]
 
 #: Version of the file layout written by :func:`save`.
@@ -280,7 +289,24 @@ def _data_chunks(arrays, entries):
         position = entry["offset"] + entry["nbytes"]
 
 
-def save(model, path):
+def _vectorizer_spec(vectorizer, n_features):
+    """The header entry describing a HashingVectorizer: its parameters as tagged JSON, without arrays."""
+    from nbfast.text import HashingVectorizer
+
+    if type(vectorizer) is not HashingVectorizer:
+        raise TypeError(f"cannot save vectorizer: {type(vectorizer).__name__} is not nbfast.text.HashingVectorizer.")
+    vectorizer._validate_params()
+    if vectorizer.n_features != n_features:
+        raise ValueError(f"the vectorizer makes {vectorizer.n_features} features, the model has {n_features}.")
+    encoder, params = _Encoder(), vectorizer.get_params(deep=False)
+    spec = {k: encoder.value(v, f"vectorizer.{k}") for k, v in params.items() if k != "dtype"}
+    if encoder.arrays:
+        raise TypeError("cannot save vectorizer: its parameters may not hold arrays.")
+    spec["dtype"] = np.dtype(params["dtype"]).name
+    return {"class": "HashingVectorizer", "params": spec}
+
+
+def save(model, path, *, vectorizer=None):
     """Save a fitted nbfast estimator to a model file.
 
     The file holds only arrays and JSON (see :mod:`nbfast.persist`), is written
@@ -294,6 +320,11 @@ def save(model, path):
         models holding other nbfast estimators).
     path : str or os.PathLike
         Destination; an existing file is replaced.
+    vectorizer : nbfast.text.HashingVectorizer, default=None
+        The vectorizer that turned raw text into the model's input, stored by
+        its parameters (which must be JSON values: no callables) so that
+        :func:`load_vectorizer` gives it back; its ``n_features`` must be the
+        model's.
 
     Raises
     ------
@@ -301,12 +332,13 @@ def save(model, path):
         If ``model`` is not fitted.
     TypeError
         If the model is not an nbfast estimator or holds a value that cannot be
-        stored without pickle.
+        stored without pickle (or the vectorizer such a parameter).
     """
     if not hasattr(type(model), "_fitted_attributes") or not _is_fitted(model):
         raise NotFittedError(f"This {type(model).__name__} instance is not fitted yet; only fitted models are saved.")
     encoder = _Encoder()
     spec = encoder.model(model, type(model).__name__)
+    vectorizer_entry = None if vectorizer is None else _vectorizer_spec(vectorizer, model.n_features_in_)
     entries, position = [], 0
     for array, order in encoder.arrays:
         offset = _align(position)
@@ -328,6 +360,8 @@ def save(model, path):
         "data_nbytes": position,
         "data_sha256": digest.hexdigest(),
     }
+    if vectorizer_entry is not None:
+        header["vectorizer"] = vectorizer_entry
     raw = json.dumps(header, separators=(",", ":")).encode("utf-8")
     path = os.fspath(path)
     temporary = f"{path}.{os.getpid()}-{threading.get_ident()}.tmp"
@@ -589,6 +623,74 @@ def load(path, *, mmap=False):
         raise ModelFormatError(f"{path}: {exc}") from exc.__cause__
 
 
+def _is_plain(value):
+    """None, a bool, number or string, or a list or tuple of them."""
+    if isinstance(value, (list, tuple)):
+        return all(_is_plain(v) for v in value)
+    return value is None or (isinstance(value, (bool, int, float, str)) and not isinstance(value, np.generic))
+
+
+def _rebuild_vectorizer(spec, n_features):
+    """The HashingVectorizer a header entry describes, checked; ModelFormatError when it is invalid."""
+    from nbfast.text import HashingVectorizer
+
+    if not isinstance(spec, dict) or spec.get("class") != "HashingVectorizer" or not isinstance(
+            spec.get("params"), dict):
+        raise ModelFormatError("invalid vectorizer entry: only nbfast.text.HashingVectorizer can be stored.")
+    params = dict(spec["params"])
+    unknown = set(params) - set(HashingVectorizer._get_param_names())
+    if unknown:
+        raise ModelFormatError(f"HashingVectorizer has no parameters {sorted(unknown)}.")
+    dtype = params.pop("dtype", "float64")
+    if dtype not in ("float32", "float64"):
+        raise ModelFormatError(f"invalid vectorizer dtype {dtype!r}.")
+    params = {k: _Decoder([]).value(v) for k, v in params.items()}
+    if not all(_is_plain(v) for v in params.values()):
+        raise ModelFormatError("invalid vectorizer entry: parameters must be plain JSON values.")
+    try:
+        vectorizer = HashingVectorizer(dtype=np.dtype(dtype).type, **params)
+        vectorizer._validate_params()
+    except ValueError as exc:
+        raise ModelFormatError(f"invalid vectorizer: {exc}") from None
+    if vectorizer.n_features != n_features:
+        raise ModelFormatError(f"the vectorizer makes {vectorizer.n_features} features, the model has {n_features}.")
+    return vectorizer
+
+
+def load_vectorizer(path):
+    """The text vectorizer stored with a model by ``save(..., vectorizer=...)``, or None.
+
+    Only the (checksummed) header is read.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A model file.
+
+    Returns
+    -------
+    vectorizer : nbfast.text.HashingVectorizer or None
+        A vectorizer with the stored parameters, None when the model was saved
+        without one (for example, trained on feature vectors).
+
+    Raises
+    ------
+    ModelFormatError
+        If the header is missing, corrupted or invalid, or describes an invalid vectorizer.
+    """
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            header, _ = _read_header(f)
+        if "vectorizer" not in header:
+            return None
+        return _rebuild_vectorizer(header["vectorizer"], header["summary"].get("n_features_in"))
+    except ModelFormatError as exc:
+        raise ModelFormatError(f"{path}: {exc}") from None
+    except RecursionError:
+        raise ModelFormatError(f"{path}: invalid vectorizer entry: nested too deeply.") from None
+
+
 # --------------------------------------------------------------------------- info
 def _describe(value, entries):
     """A short display of a tagged JSON value, without reading any array."""
@@ -613,6 +715,12 @@ def _describe(value, entries):
     return f"{spec['class']}(" + ", ".join(f"{k}={_describe(v, entries)}" for k, v in spec["params"].items()) + ")"
 
 
+def _describe_vectorizer(spec):
+    if spec is None:
+        return None
+    return f"{spec['class']}(" + ", ".join(f"{k}={_describe(v, [])}" for k, v in spec["params"].items()) + ")"
+
+
 def read_info(path):
     """Describe a model file from its header alone, without reading its arrays.
 
@@ -628,7 +736,8 @@ def read_info(path):
     info : dict
         ``format_version``, ``nbfast_version``, ``class``, ``params`` (name ->
         display string), ``classes`` (list), ``n_features_in``,
-        ``has_feature_names``, ``n_arrays`` and ``data_nbytes``.
+        ``has_feature_names``, ``n_arrays``, ``data_nbytes`` and ``vectorizer``
+        (display string, None when the model has none).
 
     Raises
     ------
@@ -650,6 +759,7 @@ def read_info(path):
             "has_feature_names": "feature_names_in_" in spec,
             "n_arrays": len(entries),
             "data_nbytes": header["data_nbytes"],
+            "vectorizer": _describe_vectorizer(header.get("vectorizer")),
         }
     except ModelFormatError as exc:
         raise ModelFormatError(f"{path}: {exc}") from None

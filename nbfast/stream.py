@@ -6,7 +6,8 @@ import sys
 import time
 
 import nbfast
-from nbfast.io import iter_blocks, prefetch
+from nbfast.io import FORMATS, input_format, iter_blocks, prefetch
+from nbfast.textio import TEXT_FORMATS
 
 # --model name -> estimator class name, resolved on the nbfast module at run time.
 MODEL_KINDS = {
@@ -30,29 +31,52 @@ def estimator_class(kind):
 # ----------------------------------------------------------------------- input
 def add_input_arguments(parser):
     parser.add_argument("input", nargs="+", metavar="INPUT",
-                        help="svmlight/libsvm text files (.gz, .bz2 too) or .npz CSR archives")
+                        help="svmlight/libsvm files, .npz CSR archives, or text: one document per line (.txt), "
+                             "label<TAB>text (.tsv), JSON lines (.jsonl); .gz and .bz2 too")
+    parser.add_argument("--format", choices=FORMATS, dest="file_format",
+                        help="format of every input (default: by extension, svmlight when unknown)")
     parser.add_argument("--chunk-size", type=int, default=10_000, metavar="N",
                         help="rows read and processed at a time: memory is bounded by one chunk (default 10000)")
     parser.add_argument("--zero-based", action="store_true",
-                        help="feature indices in text files start at 0 (default: at 1, as in libsvm)")
+                        help="feature indices in svmlight files start at 0 (default: at 1, as in libsvm)")
+    parser.add_argument("--label-field", default="label", metavar="NAME",
+                        help="JSONL field holding the label (default 'label')")
+    parser.add_argument("--text-field", default="text", metavar="NAME",
+                        help="JSONL field holding the document (default 'text')")
 
 
-def read_blocks(args, progress):
-    """The input's blocks, parsed one ahead in a background thread, with progress updates."""
-    for block in prefetch(iter_blocks(args.input, args.chunk_size, zero_based=args.zero_based)):
+def text_inputs(args):
+    """The inputs read as raw text (lines, tsv, jsonl)."""
+    return [path for path in args.input if input_format(path, args.file_format) in TEXT_FORMATS]
+
+
+def read_blocks(args, progress, *, vectorizer=None, labels=True):
+    """The input's blocks, parsed one ahead in a background thread, with progress updates.
+
+    Raw text is vectorized by ``vectorizer`` (None: rows are empty, labels only);
+    ``labels=False`` reads no JSONL label field.
+    """
+    fields = (args.label_field if labels else None, args.text_field)
+    blocks = iter_blocks(args.input, args.chunk_size, zero_based=args.zero_based, file_format=args.file_format,
+                         vectorizer=vectorizer, fields=fields)
+    for block in prefetch(blocks):
         progress.update(block)
         if block.n_rows:
             yield block
 
 
+def takes_sparse(model):
+    """Whether the model takes CSR input (its tags say so; without scikit-learn every nbfast model does)."""
+    try:
+        return model.__sklearn_tags__().input_tags.sparse
+    except AttributeError:  # without scikit-learn there are no tags
+        return True
+
+
 def model_input(block, model, n_features):
     """The block as the model's input: CSR, or dense for a model whose tags refuse sparse input."""
     X = block.to_csr(n_features)
-    try:
-        sparse_ok = model.__sklearn_tags__().input_tags.sparse
-    except AttributeError:  # without scikit-learn there are no tags: every nbfast model takes CSR
-        sparse_ok = True
-    return X if sparse_ok else X.toarray()
+    return X if takes_sparse(model) else X.toarray()
 
 
 def input_bytes(paths):
