@@ -238,9 +238,6 @@ def test_option_errors(tmp_path, capsys, corpus):
     assert_one_line_error(*run_cli(capsys, "train", tmp_path / "d.svm", "-o", tmp_path / "m", "--ngram-max", 2,
                                    "--binary"), "--ngram-max, --binary apply only to text input")
     tsv = write_tsv(tmp_path / "d.tsv", documents, labels)
-    if hasattr(nbfast, "GaussianNB"):
-        assert_one_line_error(*run_cli(capsys, "train", tsv, "-o", tmp_path / "m", "--model", "gaussian"),
-                              "needs dense input")
     with pytest.raises(SystemExit):
         main(["train", str(tsv), "-o", str(tmp_path / "m"), "--ngram-max", "3"])
     capsys.readouterr()

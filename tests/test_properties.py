@@ -4,7 +4,7 @@ over random shapes, sparsities, layouts, dtypes, weights and label types."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from test_categorical import reference as categorical_reference
 from test_complement import reference as complement_reference
@@ -83,7 +83,11 @@ def test_matches_numpy_reference(name, data):
     reference_params = {k: v for k, v in params.items() if k != "binarize"}
     if name == "BernoulliNB":
         reference_params["binarize"] = params["binarize"]
-    expected = reference(X, y, X, sample_weight=weights, **reference_params)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = reference(X, y, X, sample_weight=weights, **reference_params)
+    # Degenerate models (e.g. ComplementNB, norm=True, one class and one feature: 0/0
+    # weights) are undefined; the dense reference and the sparse kernels disagree on 0 * NaN.
+    assume(not np.isnan(expected["jll"]).any())
     rtol = 1e-5 if layout == "f32" else (1e-7 if name == "GaussianNB" else 1e-9)
     np.testing.assert_array_equal(model.classes_, expected["classes_"])
     if not (name == "ComplementNB" and len(model.classes_) == 1):
@@ -91,5 +95,5 @@ def test_matches_numpy_reference(name, data):
                                    rtol=rtol, atol=rtol * 10)
     np.testing.assert_allclose(model.predict_log_proba(in_layout(X, layout)), expected["log_proba"],
                                rtol=rtol, atol=rtol * 10)
-    if np.all(np.isfinite(expected["log_proba"])):  # (a single feature and class with norm=True gives 0/0)
+    if np.all(np.isfinite(expected["log_proba"])):
         np.testing.assert_allclose(model.predict_proba(in_layout(X, layout)).sum(axis=1), 1.0, rtol=1e-12)
