@@ -26,6 +26,58 @@ cpdef enum Output:
 cdef enum:
     # How many nonzeros ahead the table row is prefetched.
     PREFETCH_DISTANCE = 8
+    CACHE_LINE = 64
+    # Classes whose accumulators are kept in registers during one pass over a row.
+    TILE = 8
+
+
+cdef inline void prefetch_row(const double *row, Py_ssize_t n) noexcept nogil:
+    """Prefetch every cache line of row[0:n] (a table row spans several lines)."""
+    cdef size_t p = (<size_t> row) & ~(<size_t> (CACHE_LINE - 1))
+    cdef size_t last = <size_t> (row + n - 1)
+    while p <= last:
+        prefetch(<const void *> p)
+        p += CACHE_LINE
+
+
+cdef inline void tile_jll(
+    const floating *data,
+    const integral *indices,
+    Py_ssize_t start,
+    Py_ssize_t end,
+    const double *table,
+    Py_ssize_t n_classes,
+    bint binarize,
+    double threshold,
+    bint first,
+    double *acc,
+) noexcept nogil:
+    """acc[0:TILE] += sum over the row's nonzeros of f(x_k) * table[j_k, 0:TILE].
+
+    ``table`` points at the tile's first class; the fixed trip count lets the
+    compiler keep the TILE accumulators in registers.  The first tile of a row
+    prefetches the whole table rows ahead; later tiles find them in cache.
+    """
+    cdef Py_ssize_t k, c
+    cdef double value
+    cdef double t[TILE]
+    cdef const double *row
+    for c in range(TILE):
+        t[c] = acc[c]
+    for k in range(start, end):
+        if first and k + PREFETCH_DISTANCE < end:
+            prefetch_row(table + <Py_ssize_t> indices[k + PREFETCH_DISTANCE] * n_classes, n_classes)
+        if binarize:
+            if not data[k] > threshold:
+                continue
+            value = 1.0
+        else:
+            value = data[k]
+        row = table + <Py_ssize_t> indices[k] * n_classes
+        for c in range(TILE):
+            t[c] += value * row[c]
+    for c in range(TILE):
+        acc[c] = t[c]
 
 
 cdef inline void row_jll(
@@ -40,14 +92,20 @@ cdef inline void row_jll(
     double threshold,
     double *acc,
 ) noexcept nogil:
-    cdef Py_ssize_t k, c
+    cdef Py_ssize_t k, c, c0
+    cdef Py_ssize_t n_tiled = n_classes - n_classes % TILE
     cdef double value
     cdef const double *row
     for c in range(n_classes):
         acc[c] = bias[c]
+    for c0 in range(n_tiled // TILE):
+        tile_jll(data, indices, start, end, table + c0 * TILE, n_classes, binarize, threshold, c0 == 0,
+                 acc + c0 * TILE)
+    if n_tiled == n_classes:
+        return
     for k in range(start, end):
-        if k + PREFETCH_DISTANCE < end:
-            prefetch(table + <Py_ssize_t> indices[k + PREFETCH_DISTANCE] * n_classes)
+        if n_tiled == 0 and k + PREFETCH_DISTANCE < end:
+            prefetch_row(table + <Py_ssize_t> indices[k + PREFETCH_DISTANCE] * n_classes, n_classes)
         if binarize:
             if not data[k] > threshold:
                 continue
@@ -55,7 +113,7 @@ cdef inline void row_jll(
         else:
             value = data[k]
         row = table + <Py_ssize_t> indices[k] * n_classes
-        for c in range(n_classes):
+        for c in range(n_tiled, n_classes):
             acc[c] += value * row[c]
 
 
