@@ -12,6 +12,7 @@ import sys
 # name -> (module, one-line help)
 COMMANDS = {
     "demo": ("nbfast.demo", "train and batch-score a synthetic corpus, beside scikit-learn when installed"),
+    "bench": ("nbfast.bench", "time fit, partial_fit, predict and predict_proba against scikit-learn in one process"),
 }
 
 
