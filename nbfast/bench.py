@@ -252,8 +252,18 @@ def machine_info(bandwidth, n_threads):
         versions["scikit-learn"] = sklearn.__version__
     return {
         "cpu": cpu, "nproc": os.cpu_count(), "threads": n_threads, "bandwidth_bytes_per_s": bandwidth,
-        "versions": versions, "platform": platform.platform(),
+        "versions": versions, "platform": platform.platform(), "thread_pools": _thread_pools(),
     }
+
+
+def _thread_pools():
+    """The native thread pools in use (BLAS kernel, OpenMP runtime), when threadpoolctl is installed."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return []
+    keys = ("user_api", "internal_api", "version", "architecture", "num_threads")
+    return [{k: pool[k] for k in keys if k in pool} for pool in threadpool_info()]
 
 
 # ------------------------------------------------------------------ running
