@@ -27,8 +27,8 @@ cdef enum:
     # How many nonzeros ahead the table row is prefetched.
     PREFETCH_DISTANCE = 8
     CACHE_LINE = 64
-    # Classes whose accumulators are kept in registers during one pass over a row.
-    TILE = 8
+    # Most classes whose accumulators are kept in registers during one pass over a row.
+    MAX_TILE = 8
 
 
 cdef inline void prefetch_row(const double *row, Py_ssize_t n) noexcept nogil:
@@ -50,19 +50,23 @@ cdef inline void tile_jll(
     bint binarize,
     double threshold,
     bint first,
+    Py_ssize_t width,
     double *acc,
 ) noexcept nogil:
-    """acc[0:TILE] += sum over the row's nonzeros of f(x_k) * table[j_k, 0:TILE].
+    """acc[0:width] += sum over the row's nonzeros of f(x_k) * table[j_k, 0:width].
 
-    ``table`` points at the tile's first class; the fixed trip count lets the
-    compiler keep the TILE accumulators in registers.  The first tile of a row
-    prefetches the whole table rows ahead; later tiles find them in cache.
+    ``table`` points at the tile's first class.  Called with a constant
+    ``width`` (8, 4 or 1, at most MAX_TILE), so that once inlined the trip count
+    is fixed and the compiler keeps the accumulators in registers.  The first
+    tile of a row prefetches the whole table rows ahead; later tiles find them
+    in cache.  Each class still sums its terms in nonzero order, so results do
+    not depend on the tiling.
     """
     cdef Py_ssize_t k, c
     cdef double value
-    cdef double t[TILE]
+    cdef double t[MAX_TILE]
     cdef const double *row
-    for c in range(TILE):
+    for c in range(width):
         t[c] = acc[c]
     for k in range(start, end):
         if first and k + PREFETCH_DISTANCE < end:
@@ -74,9 +78,9 @@ cdef inline void tile_jll(
         else:
             value = data[k]
         row = table + <Py_ssize_t> indices[k] * n_classes
-        for c in range(TILE):
+        for c in range(width):
             t[c] += value * row[c]
-    for c in range(TILE):
+    for c in range(width):
         acc[c] = t[c]
 
 
@@ -92,29 +96,20 @@ cdef inline void row_jll(
     double threshold,
     double *acc,
 ) noexcept nogil:
-    cdef Py_ssize_t k, c, c0
-    cdef Py_ssize_t n_tiled = n_classes - n_classes % TILE
-    cdef double value
-    cdef const double *row
+    cdef Py_ssize_t c, c0 = 0
     for c in range(n_classes):
         acc[c] = bias[c]
-    for c0 in range(n_tiled // TILE):
-        tile_jll(data, indices, start, end, table + c0 * TILE, n_classes, binarize, threshold, c0 == 0,
-                 acc + c0 * TILE)
-    if n_tiled == n_classes:
-        return
-    for k in range(start, end):
-        if n_tiled == 0 and k + PREFETCH_DISTANCE < end:
-            prefetch_row(table + <Py_ssize_t> indices[k + PREFETCH_DISTANCE] * n_classes, n_classes)
-        if binarize:
-            if not data[k] > threshold:
-                continue
-            value = 1.0
-        else:
-            value = data[k]
-        row = table + <Py_ssize_t> indices[k] * n_classes
-        for c in range(n_tiled, n_classes):
-            acc[c] += value * row[c]
+    # Tiles of 8 classes, then of 4, then one class at a time: constant widths
+    # once inlined, so every tile's accumulators stay in registers.
+    while c0 + 8 <= n_classes:
+        tile_jll(data, indices, start, end, table + c0, n_classes, binarize, threshold, c0 == 0, 8, acc + c0)
+        c0 += 8
+    if c0 + 4 <= n_classes:
+        tile_jll(data, indices, start, end, table + c0, n_classes, binarize, threshold, c0 == 0, 4, acc + c0)
+        c0 += 4
+    while c0 < n_classes:
+        tile_jll(data, indices, start, end, table + c0, n_classes, binarize, threshold, c0 == 0, 1, acc + c0)
+        c0 += 1
 
 
 def score_csr(
