@@ -29,3 +29,25 @@ cdef inline double logsumexp_inplace_max(const double *v, Py_ssize_t n, double *
     for c in range(n):
         s += exp(v[c] - m)
     return m + log(s)
+
+
+cdef inline bint softmax_inplace(double *v, Py_ssize_t n) noexcept nogil:
+    """v <- exp(v - m) / sum(exp(v - m)), m = max(v): the posterior with one exp per entry.
+
+    Returns False and leaves v unchanged when m is infinite: the caller then
+    goes through logsumexp_inplace_max, which defines those cases.
+    """
+    cdef Py_ssize_t c
+    cdef double m = v[0]
+    cdef double s = 0.0
+    for c in range(1, n):
+        if v[c] > m:
+            m = v[c]
+    if m == -INFINITY or m == INFINITY:
+        return False
+    for c in range(n):
+        v[c] = exp(v[c] - m)
+        s += v[c]
+    for c in range(n):
+        v[c] = v[c] / s
+    return True

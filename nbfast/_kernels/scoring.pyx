@@ -13,7 +13,7 @@ from libc.math cimport exp
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
-from nbfast._kernels._math cimport logsumexp_inplace_max, prefetch
+from nbfast._kernels._math cimport logsumexp_inplace_max, prefetch, softmax_inplace
 from nbfast._kernels._types cimport floating, integral
 
 # What the kernel writes per row.
@@ -156,6 +156,9 @@ def score_csr(
                         best = c
                 labels[i] = best
             elif mode == JOINT_LOG_LIKELIHOOD:
+                for c in range(n_classes):
+                    out[i, c] = acc[c]
+            elif mode == PROBA and softmax_inplace(acc, n_classes):
                 for c in range(n_classes):
                     out[i, c] = acc[c]
             else:
