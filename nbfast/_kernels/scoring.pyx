@@ -24,8 +24,10 @@ cpdef enum Output:
     ARGMAX = 3
 
 cdef enum:
-    # How many nonzeros ahead the table row is prefetched.
-    PREFETCH_DISTANCE = 8
+    # How many nonzeros ahead the table row is prefetched; the look-ahead runs
+    # on into the next rows (CSR stores them contiguously), so a row's first
+    # nonzeros are prefetched too.
+    PREFETCH_DISTANCE = 16
     CACHE_LINE = 64
     # Most classes whose accumulators are kept in registers during one pass over a row.
     MAX_TILE = 8
@@ -51,6 +53,7 @@ cdef inline void tile_jll(
     double threshold,
     bint first,
     Py_ssize_t width,
+    Py_ssize_t n_nonzeros,
     double *acc,
 ) noexcept nogil:
     """acc[0:width] += sum over the row's nonzeros of f(x_k) * table[j_k, 0:width].
@@ -58,8 +61,8 @@ cdef inline void tile_jll(
     ``table`` points at the tile's first class.  Called with a constant
     ``width`` (8, 4 or 1, at most MAX_TILE), so that once inlined the trip count
     is fixed and the compiler keeps the accumulators in registers.  The first
-    tile of a row prefetches the whole table rows ahead; later tiles find them
-    in cache.  Each class still sums its terms in nonzero order, so results do
+    tile of a row prefetches the whole table rows ahead (up to ``n_nonzeros``,
+    the end of X's indices); later tiles find them in cache.  Each class still sums its terms in nonzero order, so results do
     not depend on the tiling.
     """
     cdef Py_ssize_t k, c
@@ -69,7 +72,7 @@ cdef inline void tile_jll(
     for c in range(width):
         t[c] = acc[c]
     for k in range(start, end):
-        if first and k + PREFETCH_DISTANCE < end:
+        if first and k + PREFETCH_DISTANCE < n_nonzeros:
             prefetch_row(table + <Py_ssize_t> indices[k + PREFETCH_DISTANCE] * n_classes, n_classes)
         if binarize:
             if not data[k] > threshold:
@@ -94,6 +97,7 @@ cdef inline void row_jll(
     Py_ssize_t n_classes,
     bint binarize,
     double threshold,
+    Py_ssize_t n_nonzeros,
     double *acc,
 ) noexcept nogil:
     cdef Py_ssize_t c, c0 = 0
@@ -102,13 +106,16 @@ cdef inline void row_jll(
     # Tiles of 8 classes, then of 4, then one class at a time: constant widths
     # once inlined, so every tile's accumulators stay in registers.
     while c0 + 8 <= n_classes:
-        tile_jll(data, indices, start, end, table + c0, n_classes, binarize, threshold, c0 == 0, 8, acc + c0)
+        tile_jll(data, indices, start, end, table + c0, n_classes, binarize, threshold, c0 == 0, 8, n_nonzeros,
+                 acc + c0)
         c0 += 8
     if c0 + 4 <= n_classes:
-        tile_jll(data, indices, start, end, table + c0, n_classes, binarize, threshold, c0 == 0, 4, acc + c0)
+        tile_jll(data, indices, start, end, table + c0, n_classes, binarize, threshold, c0 == 0, 4, n_nonzeros,
+                 acc + c0)
         c0 += 4
     while c0 < n_classes:
-        tile_jll(data, indices, start, end, table + c0, n_classes, binarize, threshold, c0 == 0, 1, acc + c0)
+        tile_jll(data, indices, start, end, table + c0, n_classes, binarize, threshold, c0 == 0, 1, n_nonzeros,
+                 acc + c0)
         c0 += 1
 
 
@@ -148,7 +155,7 @@ def score_csr(
         acc = <double *> malloc(n_classes * sizeof(double))
         for i in prange(n_samples, schedule="guided"):
             row_jll(data_ptr, indices_ptr, indptr[i], indptr[i + 1], &table[0, 0], &bias[0],
-                    n_classes, binarize, threshold, acc)
+                    n_classes, binarize, threshold, indices.shape[0], acc)
             if mode == ARGMAX:
                 best = 0
                 for c in range(1, n_classes):
