@@ -13,15 +13,13 @@ import sys
 COMMANDS = {
     "demo": ("nbfast.demo", "train and batch-score a synthetic corpus, beside scikit-learn when installed"),
     "info": ("nbfast.info", "describe a model file (class, parameters, classes, features) without loading its arrays"),
-
     "train": ("nbfast.cli_train", "fit a model on svmlight/.npz or text files, chunk by chunk"),
     "predict": ("nbfast.cli_predict", "score svmlight/.npz or text files with a model, chunk by chunk, to CSV or .npy"),
+    "bench": ("nbfast.bench", "time fit, partial_fit, predict and predict_proba against scikit-learn in one process"),
 }
-
 
 class CommandError(Exception):
     """A problem the user can fix; reported as one line on stderr."""
-
 
 def build_parser():
     parser = argparse.ArgumentParser(prog="nbfast", description="Fast Naive Bayes for count data.")
@@ -36,7 +34,6 @@ def build_parser():
         sub.set_defaults(_run=module.run)
     return parser
 
-
 def main(argv=None):
     """Entry point of the ``nbfast`` console script."""
     args = build_parser().parse_args(argv)
@@ -48,7 +45,6 @@ def main(argv=None):
     except KeyboardInterrupt:
         print(f"nbfast {args.command}: interrupted", file=sys.stderr)
         return 130
-
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -32,6 +32,28 @@ cdef inline double logsumexp_inplace_max(const double *v, Py_ssize_t n, double *
     return m + log(s)
 
 
+cdef inline bint softmax_inplace(double *v, Py_ssize_t n) noexcept nogil:
+    """v <- exp(v - m) / sum(exp(v - m)), m = max(v): the posterior with one exp per entry.
+
+    Returns False and leaves v unchanged when m is infinite: the caller then
+    goes through logsumexp_inplace_max, which defines those cases.
+    """
+    cdef Py_ssize_t c
+    cdef double m = v[0]
+    cdef double s = 0.0
+    for c in range(1, n):
+        if v[c] > m:
+            m = v[c]
+    if m == -INFINITY or m == INFINITY:
+        return False
+    for c in range(n):
+        v[c] = exp(v[c] - m)
+        s += v[c]
+    for c in range(n):
+        v[c] = v[c] / s
+    return True
+
+
 # What a fused scoring kernel writes per row: the values of nbfast._kernels.scoring.Output.
 cdef enum ScoreOutput:
     SCORE_JOINT_LOG_LIKELIHOOD = 0
@@ -45,7 +67,7 @@ cdef inline void finish_row(double *acc, Py_ssize_t n_classes, int mode, double 
 
     ARGMAX stores the first class of maximal joint log-likelihood in ``label``;
     the other modes write the row ``out`` (n_classes,): the joint log-likelihood,
-    or the log posterior / posterior normalized by a stable logsumexp.
+    or the log posterior / posterior normalized stably (max subtracted first).
     """
     cdef Py_ssize_t c, best
     cdef double norm, top
@@ -56,6 +78,9 @@ cdef inline void finish_row(double *acc, Py_ssize_t n_classes, int mode, double 
                 best = c
         label[0] = best
     elif mode == SCORE_JOINT_LOG_LIKELIHOOD:
+        for c in range(n_classes):
+            out[c] = acc[c]
+    elif mode == SCORE_PROBA and softmax_inplace(acc, n_classes):
         for c in range(n_classes):
             out[c] = acc[c]
     else:

@@ -9,23 +9,83 @@ where f(x) = x, or f(x) = [x > threshold] when ``binarize`` is set.  ``table`` i
 (n_features, n_classes), row-major: each nonzero reads one contiguous row.
 """
 from cython.parallel cimport parallel, prange
-from libc.math cimport exp
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
-from nbfast._kernels._math cimport logsumexp_inplace_max, prefetch
+from nbfast._kernels._math cimport (
+    SCORE_ARGMAX, SCORE_JOINT_LOG_LIKELIHOOD, SCORE_LOG_PROBA, SCORE_PROBA, finish_row, prefetch,
+)
 from nbfast._kernels._types cimport floating, integral
 
 # What the kernel writes per row.
 cpdef enum Output:
-    JOINT_LOG_LIKELIHOOD = 0
-    LOG_PROBA = 1
-    PROBA = 2
-    ARGMAX = 3
+    JOINT_LOG_LIKELIHOOD = SCORE_JOINT_LOG_LIKELIHOOD
+    LOG_PROBA = SCORE_LOG_PROBA
+    PROBA = SCORE_PROBA
+    ARGMAX = SCORE_ARGMAX
 
 cdef enum:
-    # How many nonzeros ahead the table row is prefetched.
-    PREFETCH_DISTANCE = 8
+    # How many nonzeros ahead the table row is prefetched; the look-ahead runs
+    # on into the next rows (CSR stores them contiguously), so a row's first
+    # nonzeros are prefetched too.
+    PREFETCH_DISTANCE = 16
+    CACHE_LINE = 64
+    # Most classes whose accumulators are kept in registers during one pass over a row.
+    MAX_TILE = 8
+
+
+cdef inline void prefetch_row(const double *row, Py_ssize_t n) noexcept nogil:
+    """Prefetch every cache line of row[0:n] (a table row spans several lines)."""
+    cdef size_t p = (<size_t> row) & ~(<size_t> (CACHE_LINE - 1))
+    cdef size_t last = <size_t> (row + n - 1)
+    while p <= last:
+        prefetch(<const void *> p)
+        p += CACHE_LINE
+
+
+cdef inline void tile_jll(
+    const floating *data,
+    const integral *indices,
+    Py_ssize_t start,
+    Py_ssize_t end,
+    const double *table,
+    Py_ssize_t n_classes,
+    bint binarize,
+    double threshold,
+    bint first,
+    Py_ssize_t width,
+    Py_ssize_t n_nonzeros,
+    double *acc,
+) noexcept nogil:
+    """acc[0:width] += sum over the row's nonzeros of f(x_k) * table[j_k, 0:width].
+
+    ``table`` points at the tile's first class.  Called with a constant
+    ``width`` (8, 4 or 1, at most MAX_TILE), so that once inlined the trip count
+    is fixed and the compiler keeps the accumulators in registers.  The first
+    tile of a row prefetches the whole table rows ahead (up to ``n_nonzeros``,
+    the end of X's indices); later tiles find them in cache.  Each class still sums its terms in nonzero order, so results do
+    not depend on the tiling.
+    """
+    cdef Py_ssize_t k, c
+    cdef double value
+    cdef double t[MAX_TILE]
+    cdef const double *row
+    for c in range(width):
+        t[c] = acc[c]
+    for k in range(start, end):
+        if first and k + PREFETCH_DISTANCE < n_nonzeros:
+            prefetch_row(table + <Py_ssize_t> indices[k + PREFETCH_DISTANCE] * n_classes, n_classes)
+        if binarize:
+            if not data[k] > threshold:
+                continue
+            value = 1.0
+        else:
+            value = data[k]
+        row = table + <Py_ssize_t> indices[k] * n_classes
+        for c in range(width):
+            t[c] += value * row[c]
+    for c in range(width):
+        acc[c] = t[c]
 
 
 cdef inline void row_jll(
@@ -38,25 +98,26 @@ cdef inline void row_jll(
     Py_ssize_t n_classes,
     bint binarize,
     double threshold,
+    Py_ssize_t n_nonzeros,
     double *acc,
 ) noexcept nogil:
-    cdef Py_ssize_t k, c
-    cdef double value
-    cdef const double *row
+    cdef Py_ssize_t c, c0 = 0
     for c in range(n_classes):
         acc[c] = bias[c]
-    for k in range(start, end):
-        if k + PREFETCH_DISTANCE < end:
-            prefetch(table + <Py_ssize_t> indices[k + PREFETCH_DISTANCE] * n_classes)
-        if binarize:
-            if not data[k] > threshold:
-                continue
-            value = 1.0
-        else:
-            value = data[k]
-        row = table + <Py_ssize_t> indices[k] * n_classes
-        for c in range(n_classes):
-            acc[c] += value * row[c]
+    # Tiles of 8 classes, then of 4, then one class at a time: constant widths
+    # once inlined, so every tile's accumulators stay in registers.
+    while c0 + 8 <= n_classes:
+        tile_jll(data, indices, start, end, table + c0, n_classes, binarize, threshold, c0 == 0, 8, n_nonzeros,
+                 acc + c0)
+        c0 += 8
+    if c0 + 4 <= n_classes:
+        tile_jll(data, indices, start, end, table + c0, n_classes, binarize, threshold, c0 == 0, 4, n_nonzeros,
+                 acc + c0)
+        c0 += 4
+    while c0 < n_classes:
+        tile_jll(data, indices, start, end, table + c0, n_classes, binarize, threshold, c0 == 0, 1, n_nonzeros,
+                 acc + c0)
+        c0 += 1
 
 
 def score_csr(
@@ -80,9 +141,8 @@ def score_csr(
     """
     cdef Py_ssize_t n_samples = indptr.shape[0] - 1
     cdef Py_ssize_t n_classes = table.shape[1]
-    cdef Py_ssize_t i, c, best
+    cdef Py_ssize_t i
     cdef double *acc
-    cdef double norm, top
     cdef const floating *data_ptr = NULL
     cdef const integral *indices_ptr = NULL
 
@@ -95,22 +155,6 @@ def score_csr(
         acc = <double *> malloc(n_classes * sizeof(double))
         for i in prange(n_samples, schedule="guided"):
             row_jll(data_ptr, indices_ptr, indptr[i], indptr[i + 1], &table[0, 0], &bias[0],
-                    n_classes, binarize, threshold, acc)
-            if mode == ARGMAX:
-                best = 0
-                for c in range(1, n_classes):
-                    if acc[c] > acc[best]:
-                        best = c
-                labels[i] = best
-            elif mode == JOINT_LOG_LIKELIHOOD:
-                for c in range(n_classes):
-                    out[i, c] = acc[c]
-            else:
-                norm = logsumexp_inplace_max(acc, n_classes, &top)
-                if mode == LOG_PROBA:
-                    for c in range(n_classes):
-                        out[i, c] = acc[c] - norm
-                else:
-                    for c in range(n_classes):
-                        out[i, c] = exp(acc[c] - norm)
+                    n_classes, binarize, threshold, indices.shape[0], acc)
+            finish_row(acc, n_classes, mode, NULL if mode == ARGMAX else &out[i, 0], &labels[i] if mode == ARGMAX else NULL)
         free(acc)

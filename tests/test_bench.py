@@ -1,0 +1,77 @@
+"""`nbfast bench` runs end to end on a tiny corpus and reports every figure (no timing assertions)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from nbfast import bench
+from nbfast.cli import main
+
+TINY = ["bench", "--n-samples", "300", "--n-features", "64", "--n-classes", "3", "--repeats", "1", "--batch-size", "100"]
+
+
+def test_bench_json_reports_every_operation_for_both_libraries(capsys):
+    pytest.importorskip("sklearn")
+    assert main(TINY + ["--json", "--dtype", "float64", "float32"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["corpus"]["n_samples"] == 300
+    assert report["machine"]["bandwidth_bytes_per_s"] > 0
+    rows = report["results"]
+    seen = {(r["dtype"], r["operation"], r["library"]) for r in rows}
+    assert seen == {
+        (d, op, lib) for d in ("float64", "float32") for op in bench.OPERATIONS for lib in ("nbfast", "scikit-learn")
+    }
+    for r in rows:
+        assert r["seconds"] > 0 and len(r["times"]) == 1
+        assert r["docs_per_s"] == pytest.approx(300 / r["seconds"])
+        assert r["nnz_per_s"] == pytest.approx(report["corpus"]["nnz"] / r["seconds"])
+        assert r["peak_bytes"] >= 0
+        assert ("speedup" in r) == (r["library"] == "nbfast")
+    agreement = {(r["dtype"], r["operation"]): r["agreement"] for r in rows if "agreement" in r}
+    assert agreement[("float64", "predict_proba")] < 1e-9
+    assert agreement[("float64", "predict")] == 1.0
+
+
+def test_bench_table_and_plot(tmp_path, capsys):
+    pytest.importorskip("sklearn")
+    pytest.importorskip("matplotlib")
+    plot = tmp_path / "throughput.png"
+    assert main(TINY + ["--estimator", "all", "--plot", str(plot)]) == 0
+    out = capsys.readouterr().out
+    for name in bench.nbfast_estimators():
+        assert f"{name:<14}float64  predict_proba  nbfast" in out
+    assert "speed-up" in out and "x bound" in out and "agreement with scikit-learn" in out
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bench_threads_limit_is_reported(capsys):
+    pytest.importorskip("threadpoolctl")
+    assert main(TINY + ["--json", "--threads", "1", "--estimator", "MultinomialNB"]) == 0
+    assert json.loads(capsys.readouterr().out)["machine"]["threads"] == 1
+
+
+@pytest.mark.parametrize(
+    "option, message",
+    [(["--estimator", "NoSuchNB"], "unknown estimator"), (["--repeats", "0"], "--repeats"), (["--threads", "0"], "--threads")],
+)
+def test_bench_bad_options_exit_2(option, message, capsys):
+    assert main(TINY + option) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_estimators_are_looked_up_by_name():
+    import nbfast
+
+    found = bench.nbfast_estimators()
+    assert found["MultinomialNB"] is nbfast.MultinomialNB and found["BernoulliNB"] is nbfast.BernoulliNB
+    assert bench.sklearn_estimator("NoSuchNB") is None
+
+
+def test_streaming_bound_counts_data_indices_and_indptr():
+    from nbfast.datasets import make_documents
+
+    X, _ = make_documents(50, 30, 2, dtype=np.float32, index_dtype=np.int64)
+    assert bench.input_bytes(X) == 4 * X.nnz + 8 * X.nnz + 8 * 51
+    assert bench.input_bytes(np.zeros((3, 4))) == 96
+    assert bench.measure_bandwidth(n_bytes=2**20, repeats=1) > 0
