@@ -123,3 +123,16 @@ def nb_estimator(name, **params):
         pytest.skip(f"nbfast.{name} is not in this build")
     return cls(**params)
 
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _run_outside_the_source_tree(tmp_path_factory):
+    """Run every test (and the subprocesses tests start) from an empty directory:
+    from the repository root, ``python -c``/``-m`` would import the uncompiled
+    source tree instead of the installed package."""
+    import os
+
+    previous = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("cwd"))
+    yield
+    os.chdir(previous)
