@@ -13,10 +13,10 @@ cdef extern from *:
     void prefetch "NBFAST_PREFETCH"(const void *p) noexcept nogil
 
 
-cdef inline double logsumexp_inplace_max(const double *v, Py_ssize_t n, double *vmax) noexcept nogil:
+cdef inline double logsumexp(const double *v, Py_ssize_t n) noexcept nogil:
     """Return log(sum(exp(v))) computed stably as m + log(sum(exp(v - m))), m = max(v).
 
-    The maximum is stored in ``vmax``.  When every entry is -inf the result is -inf.
+    When every entry is -inf the result is -inf (and +inf when one is +inf).
     """
     cdef Py_ssize_t c
     cdef double m = v[0]
@@ -24,7 +24,6 @@ cdef inline double logsumexp_inplace_max(const double *v, Py_ssize_t n, double *
     for c in range(1, n):
         if v[c] > m:
             m = v[c]
-    vmax[0] = m
     if m == -INFINITY or m == INFINITY:
         return m
     for c in range(n):
@@ -36,7 +35,7 @@ cdef inline bint softmax_inplace(double *v, Py_ssize_t n) noexcept nogil:
     """v <- exp(v - m) / sum(exp(v - m)), m = max(v): the posterior with one exp per entry.
 
     Returns False and leaves v unchanged when m is infinite: the caller then
-    goes through logsumexp_inplace_max, which defines those cases.
+    goes through logsumexp, which defines those cases.
     """
     cdef Py_ssize_t c
     cdef double m = v[0]
@@ -70,7 +69,7 @@ cdef inline void finish_row(double *acc, Py_ssize_t n_classes, int mode, double 
     or the log posterior / posterior normalized stably (max subtracted first).
     """
     cdef Py_ssize_t c, best
-    cdef double norm, top
+    cdef double norm
     if mode == SCORE_ARGMAX:
         best = 0
         for c in range(1, n_classes):
@@ -84,7 +83,7 @@ cdef inline void finish_row(double *acc, Py_ssize_t n_classes, int mode, double 
         for c in range(n_classes):
             out[c] = acc[c]
     else:
-        norm = logsumexp_inplace_max(acc, n_classes, &top)
+        norm = logsumexp(acc, n_classes)
         if mode == SCORE_LOG_PROBA:
             for c in range(n_classes):
                 out[c] = acc[c] - norm
