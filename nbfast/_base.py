@@ -22,14 +22,40 @@ from nbfast._validation import (
 )
 
 
+#: Integer labels spanning at most this many values (or as many as there are
+#: labels) are counted and looked up in a table instead of sorted and searched.
+_DENSE_LABEL_RANGE = 1 << 16
+
+
+def _label_offsets(y):
+    """(y - lowest as intp, lowest, highest) for integer labels of a small enough range, else None."""
+    y = np.asarray(y)
+    if y.dtype.kind not in "iu" or y.size == 0:
+        return None
+    lowest, highest = int(y.min()), int(y.max())
+    if highest - lowest >= max(_DENSE_LABEL_RANGE, y.size) or highest > np.iinfo(np.intp).max:
+        return None
+    return y.astype(np.intp) - lowest, lowest, highest
+
+
 def encode_labels(classes, y):
     """Index of each label of ``y`` in the sorted ``classes``; unknown labels raise."""
-    try:
-        index = np.searchsorted(classes, y)
-    except TypeError as exc:
-        raise ValueError(f"Labels in y cannot be compared with the known classes {classes!r}: {exc}") from None
-    index = np.clip(index, 0, len(classes) - 1)
-    unknown = classes[index] != y
+    offsets = _label_offsets(y) if classes.dtype.kind in "iu" else None
+    if offsets is not None:
+        # One table lookup per label: lookup[v - lowest] is the index of class v, or -1.
+        offset, lowest, highest = offsets
+        lookup = np.full(highest - lowest + 1, -1, dtype=np.intp)
+        inside = (classes >= lowest) & (classes <= highest)
+        lookup[(classes[inside] - lowest).astype(np.intp)] = np.flatnonzero(inside)
+        index = lookup[offset]
+        unknown = index < 0
+    else:
+        try:
+            index = np.searchsorted(classes, y)
+        except TypeError as exc:
+            raise ValueError(f"Labels in y cannot be compared with the known classes {classes!r}: {exc}") from None
+        index = np.clip(index, 0, len(classes) - 1)
+        unknown = classes[index] != y
     if np.any(unknown):
         missing = np.unique(np.asarray(y)[unknown])
         raise ValueError(
@@ -41,10 +67,31 @@ def encode_labels(classes, y):
 
 def unique_classes(y):
     """Sorted unique labels of y, refusing a mix of types (for example str and int)."""
+    y = np.asarray(y)
+    offsets = _label_offsets(y)
+    if offsets is not None:  # counting instead of sorting
+        offset, lowest, _ = offsets
+        return (np.flatnonzero(np.bincount(offset)) + lowest).astype(y.dtype)
     try:
         return np.unique(y)
     except TypeError as exc:
         raise ValueError(f"Mix of label input types in y: {exc}") from None
+
+
+def single_precision_table(table):
+    """float32 copy of a (n_features, n_classes) scoring table, centered per feature, or None.
+
+    Adding an offset to every class of feature j adds the same sum_j f(x_j) * offset_j
+    to every class's joint log-likelihood, which changes neither the posterior nor
+    the argmax.  Centering each row on its mean over the classes leaves small
+    entries, which float32 rounds to about 1e-7 (not 1e-6 for log-probabilities
+    near -10).  None when the table has infinite entries (alpha=0): those are
+    scored in float64.
+    """
+    if not np.isfinite(table).all():
+        return None
+    centered = np.subtract(table, table.mean(axis=1, keepdims=True), dtype=np.float32)
+    return centered
 
 
 class _BaseNB(ClassifierMixin, BaseEstimator):
@@ -191,6 +238,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
     def _score(self, X, mode):
         """Run the fused kernel in ``mode`` on validated CSR X."""
         table, bias, binarize, threshold = self._linear_terms()
+        if X.dtype == np.float32 and mode != Output.JOINT_LOG_LIKELIHOOD:
+            table = self._single_precision(table)
         n_samples = X.shape[0]
         if mode == Output.ARGMAX:
             labels, out = np.empty(n_samples, dtype=np.int64), np.empty((0, 0))
@@ -201,6 +250,27 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
             binarize, threshold, mode, out, labels, effective_n_threads(X.nnz + n_samples * table.shape[1]),
         )
         return labels if mode == Output.ARGMAX else out
+
+    def _single_precision(self, table):
+        """The float32 scoring table for float32 input (see :func:`single_precision_table`).
+
+        Half the bytes of the float64 table to gather per nonzero.  Built on the
+        first float32 prediction and kept until the model's table changes (the
+        tables are never modified in place: ``feature_log_prob_`` is read-only).
+        Joint log-likelihoods are always computed from the float64 table.
+        """
+        cached = self.__dict__.get("_single_precision_cache")
+        if cached is None or cached[0] is not table:
+            cached = (table, single_precision_table(table))
+            self._single_precision_cache = cached
+        return table if cached[1] is None else cached[1]
+
+    def __getstate__(self):
+        # The float32 scoring table is a cache, rebuilt on demand: never pickled.
+        parent = getattr(super(), "__getstate__", None)
+        state = dict(parent() if parent is not None else self.__dict__)
+        state.pop("_single_precision_cache", None)
+        return state
 
     def _predict_input(self, X):
         check_is_fitted(self)

@@ -24,6 +24,8 @@ _ALPHA_LOWER_BOUND = 1e-10
 
 def group_rows_by_class(y_index, n_classes):
     """Row order grouping rows by class (stable) and each class's start in it."""
+    if n_classes <= 1 << 16:  # numpy's stable sort of 8- and 16-bit keys is a radix sort
+        y_index = y_index.astype(np.uint8 if n_classes <= 1 << 8 else np.uint16)
     order = np.argsort(y_index, kind="stable").astype(np.intp, copy=False)
     start = np.zeros(n_classes + 1, dtype=np.intp)
     np.cumsum(np.bincount(y_index, minlength=n_classes), out=start[1:])
@@ -146,11 +148,17 @@ class _BaseDiscreteNB(_BaseNB):
     # --------------------------------------------------- the public table
     @property
     def feature_log_prob_(self):
-        """Empirical log probability of features given a class, (n_classes, n_features)."""
+        """Empirical log probability of features given a class, (n_classes, n_features).
+
+        A read-only view of the scoring table: assign a new array to change the
+        model, so that the tables derived from it are rebuilt too.
+        """
         try:
-            return self._log_prob_table.T
+            view = self._log_prob_table.T
         except AttributeError:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute 'feature_log_prob_'") from None
+        view.flags.writeable = False
+        return view
 
     @feature_log_prob_.setter
     def feature_log_prob_(self, value):

@@ -235,6 +235,8 @@ def test_feature_log_prob_is_a_view_of_the_scoring_table():
     X, y = make_documents(100, 40, 3, random_state=0)
     model = nbfast.MultinomialNB().fit(X, y)
     assert model.feature_log_prob_.base is model._log_prob_table
+    with pytest.raises(ValueError, match="read-only"):  # in place, the derived tables would go stale
+        model.feature_log_prob_[0, 0] = 0.0
     sk = sk_nb.MultinomialNB().fit(X, y)
     model.feature_log_prob_ = sk.feature_log_prob_ * 2  # assigning rebuilds the table used for scoring
     np.testing.assert_allclose(model.predict_joint_log_proba(X), X @ (sk.feature_log_prob_ * 2).T + model.class_log_prior_)

@@ -12,6 +12,17 @@ cdef extern from *:
     """
     void prefetch "NBFAST_PREFETCH"(const void *p) noexcept nogil
 
+cdef enum:
+    CACHE_LINE = 64
+
+
+cdef inline void prefetch_range(const void *start, const void *end) noexcept nogil:
+    """Prefetch every cache line of the bytes [start, end)."""
+    cdef size_t p = (<size_t> start) & ~(<size_t> (CACHE_LINE - 1))
+    while p < <size_t> end:
+        prefetch(<const void *> p)
+        p += CACHE_LINE
+
 
 cdef inline double logsumexp(const double *v, Py_ssize_t n) noexcept nogil:
     """Return log(sum(exp(v))) computed stably as m + log(sum(exp(v - m))), m = max(v).

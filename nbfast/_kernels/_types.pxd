@@ -1,4 +1,5 @@
-# Fused types shared by every kernel: float32/float64 data, int32/int64 indices.
+# Fused types shared by every kernel: float32/float64 data, int32/int64 indices,
+# float32/float64 model tables.
 from libc.stdint cimport int32_t, int64_t
 
 ctypedef fused floating:
@@ -8,3 +9,7 @@ ctypedef fused floating:
 ctypedef fused integral:
     int32_t
     int64_t
+
+ctypedef fused table_floating:
+    float
+    double

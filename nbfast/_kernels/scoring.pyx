@@ -5,17 +5,19 @@ For row x the joint log-likelihood of class c is
 
     jll[c] = bias[c] + sum_j f(x_j) * table[j, c]
 
-where f(x) = x, or f(x) = [x > threshold] when ``binarize`` is set.  ``table`` is
-(n_features, n_classes), row-major: each nonzero reads one contiguous row.
+where f(x) = x, or f(x) = [x > threshold] when ``binarize``.  ``table`` is
+(n_features, n_classes), row-major: each nonzero reads one contiguous row.  It
+is float64, or float32 (half the bytes to gather) when the caller chose to
+score in single precision; accumulation is always float64.
 """
 from cython.parallel cimport parallel, prange
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
 from nbfast._kernels._math cimport (
-    SCORE_ARGMAX, SCORE_JOINT_LOG_LIKELIHOOD, SCORE_LOG_PROBA, SCORE_PROBA, finish_row, prefetch,
+    SCORE_ARGMAX, SCORE_JOINT_LOG_LIKELIHOOD, SCORE_LOG_PROBA, SCORE_PROBA, finish_row, prefetch_range,
 )
-from nbfast._kernels._types cimport floating, integral
+from nbfast._kernels._types cimport floating, integral, table_floating
 
 # What the kernel writes per row.
 cpdef enum Output:
@@ -27,20 +29,12 @@ cpdef enum Output:
 cdef enum:
     # How many nonzeros ahead the table row is prefetched; the look-ahead runs
     # on into the next rows (CSR stores them contiguously), so a row's first
-    # nonzeros are prefetched too.
-    PREFETCH_DISTANCE = 16
-    CACHE_LINE = 64
+    # nonzeros are prefetched too.  Enough rows in flight to hide the latency
+    # of a table larger than the caches (48 measured best of 8 to 64 at 2^18
+    # features and 20 classes).
+    PREFETCH_DISTANCE = 48
     # Most classes whose accumulators are kept in registers during one pass over a row.
-    MAX_TILE = 8
-
-
-cdef inline void prefetch_row(const double *row, Py_ssize_t n) noexcept nogil:
-    """Prefetch every cache line of row[0:n] (a table row spans several lines)."""
-    cdef size_t p = (<size_t> row) & ~(<size_t> (CACHE_LINE - 1))
-    cdef size_t last = <size_t> (row + n - 1)
-    while p <= last:
-        prefetch(<const void *> p)
-        p += CACHE_LINE
+    MAX_TILE = 20
 
 
 cdef inline void tile_jll(
@@ -48,7 +42,7 @@ cdef inline void tile_jll(
     const integral *indices,
     Py_ssize_t start,
     Py_ssize_t end,
-    const double *table,
+    const table_floating *table,
     Py_ssize_t n_classes,
     bint binarize,
     double threshold,
@@ -60,21 +54,22 @@ cdef inline void tile_jll(
     """acc[0:width] += sum over the row's nonzeros of f(x_k) * table[j_k, 0:width].
 
     ``table`` points at the tile's first class.  Called with a constant
-    ``width`` (8, 4 or 1, at most MAX_TILE), so that once inlined the trip count
-    is fixed and the compiler keeps the accumulators in registers.  The first
-    tile of a row prefetches the whole table rows ahead (up to ``n_nonzeros``,
-    the end of X's indices); later tiles find them in cache.  Each class still sums its terms in nonzero order, so results do
-    not depend on the tiling.
+    ``width`` (at most MAX_TILE), so that once inlined the trip count is fixed
+    and the compiler keeps the accumulators in registers.  The first tile of a
+    row prefetches whole table rows ahead (up to ``n_nonzeros``, the end of X's
+    indices); later tiles find them in cache.  Each class still sums its terms
+    in nonzero order, so results do not depend on the tiling.
     """
     cdef Py_ssize_t k, c
     cdef double value
     cdef double t[MAX_TILE]
-    cdef const double *row
+    cdef const table_floating *row
     for c in range(width):
         t[c] = acc[c]
     for k in range(start, end):
         if first and k + PREFETCH_DISTANCE < n_nonzeros:
-            prefetch_row(table + <Py_ssize_t> indices[k + PREFETCH_DISTANCE] * n_classes, n_classes)
+            row = table + <Py_ssize_t> indices[k + PREFETCH_DISTANCE] * n_classes
+            prefetch_range(row, row + n_classes)
         if binarize:
             if not data[k] > threshold:
                 continue
@@ -93,7 +88,7 @@ cdef inline void row_jll(
     const integral *indices,
     Py_ssize_t start,
     Py_ssize_t end,
-    const double *table,
+    const table_floating *table,
     const double *bias,
     Py_ssize_t n_classes,
     bint binarize,
@@ -104,9 +99,18 @@ cdef inline void row_jll(
     cdef Py_ssize_t c, c0 = 0
     for c in range(n_classes):
         acc[c] = bias[c]
-    # Tiles of 8 classes, then of 4, then one class at a time: constant widths
-    # once inlined, so every tile's accumulators stay in registers.
-    while c0 + 8 <= n_classes:
+    # The classes in as few passes over the row as the tile widths allow (up to
+    # 20 classes in one pass): constant widths once inlined, so every tile's
+    # accumulators stay in registers.
+    while c0 + 20 <= n_classes:
+        tile_jll(data, indices, start, end, table + c0, n_classes, binarize, threshold, c0 == 0, 20, n_nonzeros,
+                 acc + c0)
+        c0 += 20
+    if c0 + 16 <= n_classes:
+        tile_jll(data, indices, start, end, table + c0, n_classes, binarize, threshold, c0 == 0, 16, n_nonzeros,
+                 acc + c0)
+        c0 += 16
+    if c0 + 8 <= n_classes:
         tile_jll(data, indices, start, end, table + c0, n_classes, binarize, threshold, c0 == 0, 8, n_nonzeros,
                  acc + c0)
         c0 += 8
@@ -114,17 +118,20 @@ cdef inline void row_jll(
         tile_jll(data, indices, start, end, table + c0, n_classes, binarize, threshold, c0 == 0, 4, n_nonzeros,
                  acc + c0)
         c0 += 4
-    while c0 < n_classes:
+    if c0 + 2 <= n_classes:
+        tile_jll(data, indices, start, end, table + c0, n_classes, binarize, threshold, c0 == 0, 2, n_nonzeros,
+                 acc + c0)
+        c0 += 2
+    if c0 < n_classes:
         tile_jll(data, indices, start, end, table + c0, n_classes, binarize, threshold, c0 == 0, 1, n_nonzeros,
                  acc + c0)
-        c0 += 1
 
 
 def score_csr(
     const floating[::1] data,
     const integral[::1] indices,
     const integral[::1] indptr,
-    const double[:, ::1] table,
+    const table_floating[:, ::1] table,
     const double[::1] bias,
     bint binarize,
     double threshold,
