@@ -3,7 +3,10 @@
 Every operation (fit, partial_fit, predict, predict_proba) runs once as a
 warm-up under ``tracemalloc`` (numpy reports its allocations there, so this is
 the peak memory the call allocates), then ``--repeats`` times for the median
-time.  The physical bound of a kernel is the time to stream X once from memory:
+time.  Models are fitted and used for one single-row prediction before their
+predict and predict_proba are timed, as in a service that scores batch after
+batch (nbfast builds its float32 scoring table on the first float32
+prediction).  The physical bound of a kernel is the time to stream X once from memory:
 the bytes of its data, indices and indptr over a memory bandwidth measured in
 the same process by timing a large numpy copy.
 """
@@ -124,7 +127,9 @@ def operation_calls(cls, operation, X, y, classes, batch_size):
             return model
 
         return stream
-    method = getattr(cls().fit(X, y), operation)
+    model = cls().fit(X, y)
+    model.predict(X[:1])  # one-off set-up (nbfast's float32 scoring table) happens here, not in the timed calls
+    method = getattr(model, operation)
     return lambda: method(X)
 
 
