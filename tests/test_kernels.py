@@ -83,3 +83,29 @@ def test_small_work_runs_on_one_thread(n_threads_limit):
         assert effective_n_threads(1999) == 1
         assert effective_n_threads(10**6) == (2 if threads.openmp_enabled() else 1)
         assert effective_n_threads() == (2 if threads.openmp_enabled() else 1)
+
+
+@pytest.mark.parametrize("mode", [Output.PROBA, Output.LOG_PROBA])
+def test_posteriors_over_the_whole_exponent_range(mode):
+    """The vectorized exp (fdlibm's method, libm below -708) agrees with math.exp everywhere:
+    joint log-likelihoods from 0 down to -800 (subnormal and zero posteriors), -inf, and ties."""
+    import math
+
+    rng = np.random.default_rng(7)
+    n_rows, n_classes = 400, 11
+    jll = -rng.uniform(0, 1, size=(n_rows, n_classes)) * rng.choice([1, 30, 700, 800], size=(n_rows, 1))
+    jll[::7, 3] = -np.inf
+    jll[::5, 4] = jll[::5, 0]
+    empty = np.zeros(n_rows + 1, dtype=np.int32)  # rows without nonzeros: the output is the bias alone
+    got = np.empty((n_rows, n_classes))
+    for i in range(n_rows):
+        scoring.score_csr(np.zeros(0), np.zeros(0, np.int32), empty[:2], np.zeros((1, n_classes)), jll[i], False, 0.0,
+                          mode, got[i:i + 1], np.empty(0, dtype=np.int64), 1)
+    for row, out in zip(jll, got):
+        total = math.fsum(math.exp(v - row.max()) for v in row)
+        if mode == Output.PROBA:
+            want = np.array([math.exp(v - row.max()) / total for v in row])
+            np.testing.assert_allclose(out, want, rtol=4e-15, atol=1e-320)
+        else:
+            want = row - (row.max() + math.log(total))
+            np.testing.assert_allclose(out, want, rtol=4e-15, atol=2e-15)  # log(total): a rounded sum

@@ -1,6 +1,7 @@
 # Small inline helpers shared by the kernels.
 from libc.math cimport exp, log, INFINITY
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint64_t
+from libc.string cimport memcpy
 
 cdef extern from *:
     """
@@ -24,44 +25,55 @@ cdef inline void prefetch_range(const void *start, const void *end) noexcept nog
         p += CACHE_LINE
 
 
-cdef inline double logsumexp(const double *v, Py_ssize_t n) noexcept nogil:
-    """Return log(sum(exp(v))) computed stably as m + log(sum(exp(v - m))), m = max(v).
+# exp for x in [EXP_FAST_MIN, 0], from fdlibm's e_exp.c (error below 1 ulp): x = k ln2 + r with
+# |r| <= ln2 / 2, exp(r) by a rational approximation, times 2^k built from the bits of k.  Unlike the
+# libm call, a loop of these vectorizes; entries below EXP_FAST_MIN (where 2^k would leave the normal
+# range), and NaN, go to libm's exp.
+cdef enum:
+    EXP_FAST_MIN = -708
 
-    When every entry is -inf the result is -inf (and +inf when one is +inf).
-    """
+
+cdef inline double exp_fast(double x) noexcept nogil:
+    """exp(x) for x in [EXP_FAST_MIN, 0] (fdlibm's method, below 1 ulp); any other x gives garbage (no trap)."""
+    # k = round(x / ln2): adding 1.5 * 2^52 leaves k + 2^51 in the low bits of ``shifted``
+    cdef double shifted = x * 1.44269504088896338700e+00 + 6755399441055744.0
+    cdef double k = shifted - 6755399441055744.0
+    # r = x - k ln2, with ln2 split into a high part (exact in k * hi) and a low part
+    cdef double hi = x - k * 6.93147180369123816490e-01
+    cdef double lo = k * 1.90821492927058770002e-10
+    cdef double r = hi - lo
+    cdef double r2 = r * r
+    cdef double c = r - r2 * (1.66666666666666019037e-01 + r2 * (-2.77777777770155933842e-03 + r2 * (
+        6.61375632143793436117e-05 + r2 * (-1.65339022054652515390e-06 + r2 * 4.13813679705723846039e-08))))
+    cdef double y = 1.0 - ((lo - (r * c) / (2.0 - c)) - hi)
+    cdef uint64_t bits
+    cdef double scale
+    memcpy(&bits, &shifted, 8)
+    bits = (bits - <uint64_t> 0x4338000000000000 + 1023) << 52  # the exponent field of 2^k
+    memcpy(&scale, &bits, 8)
+    return y * scale
+
+
+cdef inline double exp_shifted_sum(const double *v, double m, double *out, Py_ssize_t n) noexcept nogil:
+    """out[c] = exp(v[c] - m) for v[c] <= m (finite m); return their sum, added in order."""
+    cdef Py_ssize_t c
+    cdef double s = 0.0
+    for c in range(n):  # no call, no branch: vectorizes
+        out[c] = exp_fast(v[c] - m)
+    for c in range(n):
+        if not v[c] - m >= EXP_FAST_MIN:  # out of exp_fast's range (tiny, or NaN): libm
+            out[c] = exp(v[c] - m)
+        s += out[c]
+    return s
+
+
+cdef inline double row_max(const double *v, Py_ssize_t n) noexcept nogil:
     cdef Py_ssize_t c
     cdef double m = v[0]
-    cdef double s = 0.0
     for c in range(1, n):
         if v[c] > m:
             m = v[c]
-    if m == -INFINITY or m == INFINITY:
-        return m
-    for c in range(n):
-        s += exp(v[c] - m)
-    return m + log(s)
-
-
-cdef inline bint softmax_inplace(double *v, Py_ssize_t n) noexcept nogil:
-    """v <- exp(v - m) / sum(exp(v - m)), m = max(v): the posterior with one exp per entry.
-
-    Returns False and leaves v unchanged when m is infinite: the caller then
-    goes through logsumexp, which defines those cases.
-    """
-    cdef Py_ssize_t c
-    cdef double m = v[0]
-    cdef double s = 0.0
-    for c in range(1, n):
-        if v[c] > m:
-            m = v[c]
-    if m == -INFINITY or m == INFINITY:
-        return False
-    for c in range(n):
-        v[c] = exp(v[c] - m)
-        s += v[c]
-    for c in range(n):
-        v[c] = v[c] / s
-    return True
+    return m
 
 
 # What a fused scoring kernel writes per row: the values of nbfast._kernels.scoring.Output.
@@ -73,31 +85,37 @@ cdef enum ScoreOutput:
 
 
 cdef inline void finish_row(double *acc, Py_ssize_t n_classes, int mode, double *out, int64_t *label) noexcept nogil:
-    """Write one row's output from its joint log-likelihoods ``acc`` (overwritten).
+    """Write one row's output from its joint log-likelihoods ``acc``.
 
     ARGMAX stores the first class of maximal joint log-likelihood in ``label``;
     the other modes write the row ``out`` (n_classes,): the joint log-likelihood,
-    or the log posterior / posterior normalized stably (max subtracted first).
+    or the log posterior acc - logsumexp(acc) / the posterior exp(acc - m) / sum,
+    normalized stably with m = max(acc) subtracted first.  When m is infinite,
+    logsumexp(acc) is m.
     """
     cdef Py_ssize_t c, best
-    cdef double norm
+    cdef double m, norm, total
     if mode == SCORE_ARGMAX:
         best = 0
         for c in range(1, n_classes):
             if acc[c] > acc[best]:
                 best = c
         label[0] = best
-    elif mode == SCORE_JOINT_LOG_LIKELIHOOD:
+        return
+    if mode == SCORE_JOINT_LOG_LIKELIHOOD:
         for c in range(n_classes):
             out[c] = acc[c]
-    elif mode == SCORE_PROBA and softmax_inplace(acc, n_classes):
+        return
+    m = row_max(acc, n_classes)
+    if m == -INFINITY or m == INFINITY:
         for c in range(n_classes):
-            out[c] = acc[c]
+            out[c] = acc[c] - m if mode == SCORE_LOG_PROBA else exp(acc[c] - m)
+        return
+    total = exp_shifted_sum(acc, m, out, n_classes)
+    if mode == SCORE_PROBA:
+        for c in range(n_classes):
+            out[c] = out[c] / total
     else:
-        norm = logsumexp(acc, n_classes)
-        if mode == SCORE_LOG_PROBA:
-            for c in range(n_classes):
-                out[c] = acc[c] - norm
-        else:
-            for c in range(n_classes):
-                out[c] = exp(acc[c] - norm)
+        norm = m + log(total)
+        for c in range(n_classes):
+            out[c] = acc[c] - norm
