@@ -1,7 +1,7 @@
 """Documents per second of nbfast.text.HashingVectorizer and scikit-learn's on a synthetic corpus,
 and of raw text to labels (vectorizer + MultinomialNB.predict) against the scikit-learn pipeline.
 
-    PYTHONPATH=. python benchmarks/text_throughput.py [--documents 40000] [--repeat 5]
+    python benchmarks/text_throughput.py [--documents 40000] [--repeat 5]
 
 Prints, per configuration, the best wall-clock time of ``--repeat`` runs and the
 process CPU time of that run (CPU time is the fairer single-thread figure on a
@@ -11,12 +11,10 @@ shared machine; wall-clock is what the 2-thread figure means).
 import argparse
 import time
 
-from text_corpus import make_text_corpus
 from threadpoolctl import threadpool_limits
 
-import numpy as np
-
 from nbfast import MultinomialNB
+from nbfast.datasets import make_text_documents
 from nbfast.text import HashingVectorizer
 
 CONFIGURATIONS = {"unigrams": dict(ngram_range=(1, 1)), "bigrams": dict(ngram_range=(1, 2))}
@@ -41,7 +39,7 @@ def main():
     parser.add_argument("--documents", type=int, default=40000)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    documents = make_text_corpus(n_documents=args.documents)
+    documents, y = make_text_documents(n_samples=args.documents, n_classes=20)
     print(f"{len(documents)} documents, {sum(map(len, documents)) / len(documents):.0f} characters on average")
     for name, params in CONFIGURATIONS.items():
         sk_wall, sk_cpu = best_run(lambda: SklearnHashingVectorizer(**params).transform(documents), args.repeat)
@@ -54,7 +52,6 @@ def main():
                 f"  wall x{sk_wall / wall:.1f}  cpu x{sk_cpu / cpu:.1f}"
             )
     # raw text to labels: both pipelines fitted on the same documents and labels
-    y = np.random.default_rng(0).integers(0, 20, size=len(documents))
     theirs = make_pipeline(SklearnHashingVectorizer(alternate_sign=False), SklearnMultinomialNB()).fit(documents, y)
     ours = make_pipeline(HashingVectorizer(alternate_sign=False), MultinomialNB()).fit(documents, y)
     sk_wall, sk_cpu = best_run(lambda: theirs.predict(documents), args.repeat)
