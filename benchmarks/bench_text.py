@@ -1,17 +1,18 @@
-"""Throughput of nbfast.text.HashingVectorizer against scikit-learn's, raw text to CSR.
+"""Throughput of nbfast.text.HashingVectorizer against scikit-learn's, raw text to CSR
+(``nbfast bench --text`` times the same and raw text to labels, side by side).
 
     PYTHONPATH=. pytest benchmarks/bench_text.py --benchmark-group-by=param:ngram_range
 """
 
 import pytest
-from text_corpus import make_text_corpus
 
+from nbfast.datasets import make_text_documents
 from nbfast.text import HashingVectorizer
 
 sk_text = pytest.importorskip("sklearn.feature_extraction.text")
 pytest.importorskip("pytest_benchmark")
 
-DOCUMENTS = make_text_corpus(n_documents=20000, mean_words=40)
+DOCUMENTS, _ = make_text_documents(n_samples=20000, mean_length=40)
 IMPLEMENTATIONS = {"nbfast": HashingVectorizer, "sklearn": sk_text.HashingVectorizer}
 
 

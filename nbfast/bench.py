@@ -8,7 +8,8 @@ predict and predict_proba are timed, as in a service that scores batch after
 batch (nbfast builds its float32 scoring table on the first float32
 prediction).  The physical bound of a kernel is the time to stream X once from memory:
 the bytes of its data, indices and indptr over a memory bandwidth measured in
-the same process by timing a large numpy copy.
+the same process by timing a large numpy copy.  ``--text`` runs the raw-text
+benchmark of :mod:`nbfast.bench_text` instead.
 """
 
 import json
@@ -30,6 +31,11 @@ DENSE_ESTIMATORS = ("GaussianNB", "CategoricalNB")
 DENSE_FEATURES = 64
 _BANDWIDTH_BYTES = 256 * 2**20
 _LIBRARIES = ("nbfast", "scikit-learn")
+# Defaults of the options of the estimator benchmark; --text has its own corpus size and refuses the others.
+ESTIMATOR_DEFAULTS = {
+    "n_samples": 1_000_000, "n_features": 2**18, "dtype": ["float64"], "estimator": ["MultinomialNB"],
+    "batch_size": 100_000,
+}  # fmt: skip
 
 
 def nbfast_estimators():
@@ -52,23 +58,27 @@ def sklearn_estimator(name):
 
 
 def add_arguments(parser):
-    parser.add_argument("--n-samples", type=int, default=1_000_000, help="documents (default 1000000)")
-    parser.add_argument("--n-features", type=int, default=2**18, help="vocabulary size (default 262144)")
+    parser.add_argument(
+        "--text", action="store_true",
+        help="time raw text instead: HashingVectorizer.transform, and raw text to labels with a "
+        "HashingVectorizer + MultinomialNB pipeline",
+    )
+    parser.add_argument("--n-samples", type=int, help="documents (default 1000000; 200000 with --text)")
+    parser.add_argument(
+        "--n-features", type=int, help="vocabulary size, or hashed features with --text (default 262144; 1048576 "
+        "with --text)",
+    )
     parser.add_argument("--n-classes", type=int, default=20, help="number of classes (default 20)")
     parser.add_argument(
-        "--dtype", nargs="+", choices=["float64", "float32"], default=["float64"],
-        help="dtype(s) of X, for both libraries (default float64)",
+        "--dtype", nargs="+", choices=["float64", "float32"], help="dtype(s) of X, for both libraries (default float64)"
     )
-    parser.add_argument(
-        "--estimator", nargs="+", default=["MultinomialNB"],
-        help="estimator name(s), or 'all' (default MultinomialNB)",
-    )
+    parser.add_argument("--estimator", nargs="+", help="estimator name(s), or 'all' (default MultinomialNB)")
     parser.add_argument(
         "--threads", type=int, default=None,
         help="threads for both libraries (nbfast's OpenMP and the BLAS); default: all cores",
     )
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per operation, median reported (default 3)")
-    parser.add_argument("--batch-size", type=int, default=100_000, help="rows per partial_fit call (default 100000)")
+    parser.add_argument("--batch-size", type=int, help="rows per partial_fit call (default 100000)")
     parser.add_argument("--seed", type=int, default=0, help="corpus seed (default 0)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
     parser.add_argument(
@@ -114,6 +124,25 @@ def time_call(func, repeats):
     return times, peak, result
 
 
+def time_libraries(calls, repeats, n_samples, **fields):
+    """Time each library's zero-argument call (see :func:`time_call`), nbfast's first.
+
+    Returns ``(rows, outputs)``: a result row per library (``fields``, the library, the median and every time, docs/s,
+    peak bytes) and each call's output; nbfast's row has the speed-up when scikit-learn ran too.
+    """
+    rows, outputs = [], {}
+    for library, func in calls.items():
+        times, peak, outputs[library] = time_call(func, repeats)
+        seconds = float(np.median(times))
+        rows.append({
+            **fields, "library": library, "seconds": seconds, "times": times, "docs_per_s": n_samples / seconds,
+            "peak_bytes": int(peak),
+        })
+    if len(rows) == 2:
+        rows[0]["speedup"] = rows[1]["seconds"] / rows[0]["seconds"]
+    return rows, outputs
+
+
 def operation_calls(cls, operation, X, y, classes, batch_size):
     """A zero-argument callable performing ``operation`` with a fresh or fitted ``cls`` instance."""
     if operation == "fit":
@@ -156,32 +185,33 @@ def bench_estimator(name, X, y, args, bandwidth):
     bound = input_bytes(X) / bandwidth
     rows = []
     for operation in OPERATIONS:
-        outputs = {}
-        for library in _LIBRARIES:
-            cls = implementations[library]
-            if cls is None:
-                continue
-            func = operation_calls(cls, operation, X, y, classes, args.batch_size)
-            times, peak, outputs[library] = time_call(func, args.repeats)
-            seconds = float(np.median(times))
-            rows.append({
-                "estimator": name, "dtype": X.dtype.name, "operation": operation, "library": library,
-                "seconds": seconds, "times": times, "docs_per_s": n_samples / seconds, "nnz_per_s": nnz / seconds,
-                "peak_bytes": int(peak), "bound_ratio": seconds / bound,
-            })
-        if len(outputs) == 2:
-            nb_row, sk_row = rows[-2], rows[-1]
-            nb_row["speedup"] = sk_row["seconds"] / nb_row["seconds"]
-            if operation in ("predict_proba", "predict"):
-                nb_row["agreement"] = _agreement(operation, *outputs.values())
+        calls = {
+            library: operation_calls(cls, operation, X, y, classes, args.batch_size)
+            for library, cls in implementations.items() if cls is not None
+        }
+        pair, outputs = time_libraries(calls, args.repeats, n_samples, estimator=name, dtype=X.dtype.name,
+                                       operation=operation)
+        for row in pair:
+            row["nnz_per_s"] = nnz / row["seconds"]
+            row["bound_ratio"] = row["seconds"] / bound
+        if len(outputs) == 2 and operation in ("predict_proba", "predict"):
+            pair[0]["agreement"] = agreement_of(operation, *outputs.values())
+        rows.extend(pair)
     return rows
 
 
-def _agreement(operation, nb_out, sk_out):
+def agreement_of(operation, nb_out, sk_out):
     """max |difference| of probabilities, or the fraction of equal labels."""
     if operation == "predict_proba":
         return float(np.max(np.abs(nb_out - sk_out))) if nb_out.size else 0.0
     return float(np.mean(nb_out == sk_out))
+
+
+def agreement_text(operation, agreement):
+    """How an agreement figure of :func:`agreement_of` reads in a table."""
+    if operation == "predict_proba":
+        return f"max |difference| of probabilities {agreement:.1e}"
+    return f"{100 * agreement:.2f}% equal labels"
 
 
 def throughput_curve(name, X, y, args):
@@ -239,6 +269,7 @@ def corpus_for(name, X):
 
 
 def machine_info(bandwidth, n_threads):
+    """The machine, library versions and thread pools of a report (``bandwidth`` is left out when None)."""
     cpu = platform.processor() or "unknown"
     try:
         with open("/proc/cpuinfo") as f:
@@ -255,10 +286,11 @@ def machine_info(bandwidth, n_threads):
         import sklearn
 
         versions["scikit-learn"] = sklearn.__version__
-    return {
-        "cpu": cpu, "nproc": os.cpu_count(), "threads": n_threads, "bandwidth_bytes_per_s": bandwidth,
-        "versions": versions, "platform": platform.platform(), "thread_pools": _thread_pools(),
-    }
+    info = {"cpu": cpu, "nproc": os.cpu_count(), "threads": n_threads}
+    if bandwidth is not None:
+        info["bandwidth_bytes_per_s"] = bandwidth
+    info.update(versions=versions, platform=platform.platform(), thread_pools=_thread_pools())
+    return info
 
 
 def _thread_pools():
@@ -272,13 +304,23 @@ def _thread_pools():
 
 
 # ------------------------------------------------------------------ running
-def _check_args(args):
+def check_common_args(args, defaults):
+    """Set the options left unset to ``defaults`` (name: value), then check the options every benchmark takes."""
+    for name, value in defaults.items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
     if min(args.n_samples, args.n_features, args.n_classes) < 2:
         raise ValueError("--n-samples, --n-features and --n-classes must be at least 2")
-    if args.repeats < 1 or args.batch_size < 1:
-        raise ValueError("--repeats and --batch-size must be at least 1")
+    if args.repeats < 1:
+        raise ValueError("--repeats must be at least 1")
     if args.threads is not None and args.threads < 1:
         raise ValueError("--threads must be at least 1")
+
+
+def _check_args(args):
+    check_common_args(args, ESTIMATOR_DEFAULTS)
+    if args.batch_size < 1:
+        raise ValueError("--batch-size must be at least 1")
     available = nbfast_estimators()
     names = list(available) if args.estimator == ["all"] else args.estimator
     unknown = [n for n in names if n not in available]
@@ -288,6 +330,10 @@ def _check_args(args):
 
 
 def run(args):
+    if args.text:
+        from nbfast import bench_text
+
+        return bench_text.run(args)
     names = _check_args(args)
     log = sys.stderr if args.json else sys.stdout
     with thread_limit(args.threads):
@@ -330,6 +376,27 @@ def _si(value):
     return f"{value:.1f}"
 
 
+def column(title, spec, cell=None):
+    """A table column: its title, a format spec (width and alignment), and cell(row) -> str (default row[title])."""
+    return title, spec, cell or (lambda row: row[title])
+
+
+LIBRARY = column("library", "<14")
+SECONDS = column("median s", ">10", lambda r: f"{r['seconds']:.3f}")
+DOCS_PER_S = column("docs/s", ">10", lambda r: _si(r["docs_per_s"]))
+PEAK_MIB = column("peak MiB", ">10", lambda r: f"{r['peak_bytes'] / 2**20:.1f}")
+SPEEDUP = column("speed-up", ">10", lambda r: f"{r['speedup']:.1f}x" if "speedup" in r else "")
+
+
+def print_rows(rows, columns):
+    """Print result rows as a plain-text table of the given columns (see :func:`column`)."""
+    header = "".join(f"{title:{spec}}" for title, spec, _ in columns)
+    print(header)
+    print("-" * len(header))
+    for row in rows:
+        print("".join(f"{cell(row):{spec}}" for _, spec, cell in columns))
+
+
 def print_table(report):
     """Print the results as a plain-text table."""
     machine, corpus = report["machine"], report["corpus"]
@@ -339,18 +406,11 @@ def print_table(report):
         f"memory bandwidth {machine['bandwidth_bytes_per_s'] / 1e9:.1f} GB/s (numpy copy); "
         f"median of {report['repeats']} runs\n"
     )
-    header = (f"{'estimator':<14}{'dtype':<9}{'operation':<15}{'library':<14}{'median s':>10}{'docs/s':>10}"
-              f"{'nnz/s':>10}{'peak MiB':>10}{'speed-up':>10}{'x bound':>9}")
-    print(header)
-    print("-" * len(header))
-    for r in report["results"]:
-        speedup = f"{r['speedup']:.1f}x" if "speedup" in r else ""
-        bound = f"{r['bound_ratio']:.0f}" if r["library"] == "nbfast" else ""
-        print(
-            f"{r['estimator']:<14}{r['dtype']:<9}{r['operation']:<15}{r['library']:<14}{r['seconds']:>10.3f}"
-            f"{_si(r['docs_per_s']):>10}{_si(r['nnz_per_s']):>10}{r['peak_bytes'] / 2**20:>10.1f}{speedup:>10}"
-            f"{bound:>9}"
-        )
+    print_rows(report["results"], [
+        column("estimator", "<14"), column("dtype", "<9"), column("operation", "<15"), LIBRARY, SECONDS, DOCS_PER_S,
+        column("nnz/s", ">10", lambda r: _si(r["nnz_per_s"])), PEAK_MIB, SPEEDUP,
+        column("x bound", ">9", lambda r: f"{r['bound_ratio']:.0f}" if r["library"] == "nbfast" else ""),
+    ])  # fmt: skip
     print(
         "\nspeed-up: scikit-learn's median time over nbfast's; x bound: nbfast's time over the time to stream "
         "X (data + indices + indptr) once at the measured bandwidth; peak MiB: numpy allocations during one call "
@@ -360,6 +420,4 @@ def print_table(report):
     if checked:
         print("\nagreement with scikit-learn:")
     for r in checked:
-        what = (f"max |difference| of probabilities {r['agreement']:.1e}" if r["operation"] == "predict_proba"
-                else f"{100 * r['agreement']:.2f}% equal labels")
-        print(f"  {r['estimator']} {r['dtype']} {r['operation']}: {what}")
+        print(f"  {r['estimator']} {r['dtype']} {r['operation']}: {agreement_text(r['operation'], r['agreement'])}")

@@ -15,7 +15,8 @@ COMMANDS = {
     "info": ("nbfast.info", "describe a model file (class, parameters, classes, features) without loading its arrays"),
     "train": ("nbfast.cli_train", "fit a model on svmlight/.npz or text files, chunk by chunk"),
     "predict": ("nbfast.cli_predict", "score svmlight/.npz or text files with a model, chunk by chunk, to CSV or .npy"),
-    "bench": ("nbfast.bench", "time fit, partial_fit, predict and predict_proba against scikit-learn in one process"),
+    "bench": ("nbfast.bench", "time fit, partial_fit, predict and predict_proba (--text: raw text to CSR and to "
+              "labels) against scikit-learn in one process"),
 }
 
 class CommandError(Exception):

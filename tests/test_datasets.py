@@ -1,10 +1,10 @@
-"""make_documents: seeded, shaped and typed as asked, with class-dependent vocabularies."""
+"""make_documents and make_text_documents: seeded, shaped and typed as asked, with class-dependent words."""
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from nbfast.datasets import _guide_table, make_documents, sample_from_cdf
+from nbfast.datasets import _guide_table, _text_vocabulary, make_documents, make_text_documents, sample_from_cdf
 
 
 def test_same_seed_same_corpus_and_other_seed_differs():
@@ -80,3 +80,78 @@ def test_make_documents_is_seeded():
     np.testing.assert_array_equal(y1, y2)
     assert (X1 != X2).nnz == 0 and X1.has_canonical_format
     assert X1.shape == (300, 500) and X1.indices.max() < 500 and X1.sum() >= 300
+
+
+# ---------------- make_text_documents: raw text whose words depend on the class
+
+CJK = "的一是不了人我在有他这中大来上个国"
+
+
+def test_text_documents_same_seed_same_documents_and_other_seed_differs():
+    documents, y = make_text_documents(300, 4, random_state=3)
+    again, y_again = make_text_documents(300, 4, random_state=3)
+    other, _ = make_text_documents(300, 4, random_state=4)
+    assert documents == again and np.array_equal(y, y_again)
+    assert documents != other
+
+
+def test_text_documents_shape_lengths_and_class_weights():
+    documents, y = make_text_documents(4000, 2, mean_length=30, class_weights=[0.9, 0.1], random_state=0)
+    assert len(documents) == 4000 and y.shape == (4000,) and set(np.unique(y)) == {0, 1}
+    assert all(type(doc) is str and doc and doc == doc.strip() and "\n" not in doc for doc in documents)
+    words = [len(doc.split(" ")) for doc in documents]
+    assert min(words) >= 1 and abs(np.mean(words) - 30) < 1
+    assert abs(np.mean(y == 0) - 0.9) < 0.03
+
+
+def test_text_documents_mix_scripts_case_and_punctuation():
+    documents, _ = make_text_documents(2000, 3, random_state=1)
+    words = " ".join(documents).split(" ")
+    share = {
+        "ascii": np.mean([w.isascii() for w in words]),
+        "latin-1": np.mean([not w.isascii() and max(map(ord, w)) < 0x100 for w in words]),
+        "greek": np.mean([any("\u0370" <= ch <= "\u03ff" for ch in w) for w in words]),
+        "cjk": np.mean([any(ch in CJK for ch in w) for w in words]),
+    }
+    assert 0.5 < share["ascii"] < 0.9
+    assert all(0.03 < share[script] < 0.2 for script in ("latin-1", "greek", "cjk")), share
+    assert 0.1 < np.mean([w[:1].isupper() for w in words]) < 0.3
+    assert 0.03 < np.mean([w[-1] in ",.;:!?" for w in words]) < 0.2
+
+
+
+def test_text_vocabulary_has_words_of_other_shapes():
+    vocabulary = _text_vocabulary(100, np.random.default_rng(0))
+    assert len(vocabulary) == 100 and {"2024", "don't", "e-mail", "foo_bar"} <= set(vocabulary)
+
+
+def test_text_documents_labels_are_learnable():
+    """A classifier learns the labels from the words, and learns nothing without class separation."""
+    pytest.importorskip("sklearn")
+    from sklearn.pipeline import make_pipeline
+
+    from nbfast import MultinomialNB
+    from nbfast.text import HashingVectorizer
+
+    accuracies = []
+    for separation in (0.0, 0.2):
+        documents, y = make_text_documents(4000, 5, class_separation=separation, random_state=2)
+        model = make_pipeline(HashingVectorizer(n_features=2**16, alternate_sign=False), MultinomialNB())
+        model.fit(documents[:2000], y[:2000])
+        accuracies.append(np.mean(model.predict(documents[2000:]) == y[2000:]))
+    assert accuracies[0] < 0.3 < 0.8 < accuracies[1]
+
+
+@pytest.mark.parametrize("n_words", [1, 3, 10])
+def test_text_documents_tiny_vocabularies(n_words):
+    documents, y = make_text_documents(50, 2, n_words=n_words, random_state=0)
+    assert len(documents) == 50 and len(set(" ".join(documents).split(" "))) <= n_words
+
+
+def test_text_documents_bad_arguments():
+    with pytest.raises(ValueError, match="positive"):
+        make_text_documents(0, 2)
+    with pytest.raises(ValueError, match="n_words"):
+        make_text_documents(10, 2, n_words=0)
+    with pytest.raises(ValueError, match="class_separation"):
+        make_text_documents(10, 2, class_separation=-0.5)
