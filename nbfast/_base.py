@@ -7,6 +7,9 @@ to score (``_linear_terms`` for models whose joint log-likelihood is linear in
 f(x), or an override of ``_score``).
 """
 
+import weakref
+from typing import NamedTuple
+
 import numpy as np
 
 from nbfast._compat import BaseEstimator, ClassifierMixin
@@ -78,8 +81,21 @@ def unique_classes(y):
         raise ValueError(f"Mix of label input types in y: {exc}") from None
 
 
+#: Each model's float32 scoring table, kept outside the estimators: predicting
+#: does not change an estimator's state, and pickles do not carry the cache.
+_SINGLE_PRECISION_CACHE = weakref.WeakKeyDictionary()
+
+
+class SinglePrecisionTable(NamedTuple):
+    """A float32 scoring table and the bounds that certify argmaxes read from it (see ``scoring.argmax_csr``)."""
+
+    table: np.ndarray  # (n_features, n_classes) float32, each row centered
+    error_per_unit: float  # >= |table - (float64 table - row offset)| everywhere
+    magnitude_per_unit: float  # >= |float64 table| + |table| everywhere
+
+
 def single_precision_table(table):
-    """float32 copy of a (n_features, n_classes) scoring table, centered per feature, or None.
+    """The float32 copy of a (n_features, n_classes) scoring table, centered per feature, or None.
 
     Adding an offset to every class of feature j adds the same sum_j f(x_j) * offset_j
     to every class's joint log-likelihood, which changes neither the posterior nor
@@ -90,8 +106,11 @@ def single_precision_table(table):
     """
     if not np.isfinite(table).all():
         return None
-    centered = np.subtract(table, table.mean(axis=1, keepdims=True), dtype=np.float32)
-    return centered
+    single = np.subtract(table, table.mean(axis=1, keepdims=True), dtype=np.float32)
+    largest = float(np.abs(single).max(initial=0.0))
+    # float32 rounding of the centered entries (2^-24 relative), and of their float64 subtraction
+    # (2^-53), with a factor of 2 to spare
+    return SinglePrecisionTable(single, 2.0**-23 * largest, float(np.abs(table).max(initial=0.0)) + largest)
 
 
 class _BaseNB(ClassifierMixin, BaseEstimator):
@@ -238,39 +257,41 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
     def _score(self, X, mode):
         """Run the fused kernel in ``mode`` on validated CSR X."""
         table, bias, binarize, threshold = self._linear_terms()
-        if X.dtype == np.float32 and mode != Output.JOINT_LOG_LIKELIHOOD:
-            table = self._single_precision(table)
+        bias = np.ascontiguousarray(bias, dtype=np.float64)
         n_samples = X.shape[0]
+        n_threads = effective_n_threads(X.nnz + n_samples * table.shape[1])
+        single = self._single_precision(table) if mode != Output.JOINT_LOG_LIKELIHOOD else None
         if mode == Output.ARGMAX:
-            labels, out = np.empty(n_samples, dtype=np.int64), np.empty((0, 0))
-        else:
-            labels, out = np.empty(0, dtype=np.int64), np.empty((n_samples, table.shape[1]))
-        scoring.score_csr(
-            X.data, X.indices, X.indptr, table, np.ascontiguousarray(bias, dtype=np.float64),
-            binarize, threshold, mode, out, labels, effective_n_threads(X.nnz + n_samples * table.shape[1]),
-        )
-        return labels if mode == Output.ARGMAX else out
+            labels = np.empty(n_samples, dtype=np.int64)
+            if single is None:
+                scoring.score_csr(X.data, X.indices, X.indptr, table, bias, binarize, threshold, mode,
+                                  np.empty((0, 0)), labels, n_threads)
+            else:  # the float32 table, certified row by row: the same labels as the float64 table
+                scoring.argmax_csr(X.data, X.indices, X.indptr, single.table, table, bias, binarize, threshold,
+                                   single.error_per_unit, single.magnitude_per_unit, labels, n_threads)
+            return labels
+        if X.dtype == np.float32 and single is not None:
+            table = single.table
+        out = np.empty((n_samples, table.shape[1]))
+        scoring.score_csr(X.data, X.indices, X.indptr, table, bias, binarize, threshold, mode, out,
+                          np.empty(0, dtype=np.int64), n_threads)
+        return out
 
     def _single_precision(self, table):
-        """The float32 scoring table for float32 input (see :func:`single_precision_table`).
+        """The float32 scoring table (:func:`single_precision_table`), or None.
 
-        Half the bytes of the float64 table to gather per nonzero.  Built on the
-        first float32 prediction and kept until the model's table changes (the
-        tables are never modified in place: ``feature_log_prob_`` is read-only).
-        Joint log-likelihoods are always computed from the float64 table.
+        Half the bytes of the float64 table to gather per nonzero: every argmax
+        (certified, so labels are those of the float64 table) and the posteriors
+        of float32 input.  Built on the first prediction and kept until the
+        model's table changes (the tables are never modified in place:
+        ``feature_log_prob_`` is read-only).  Joint log-likelihoods are always
+        computed from the float64 table.
         """
-        cached = self.__dict__.get("_single_precision_cache")
-        if cached is None or cached[0] is not table:
-            cached = (table, single_precision_table(table))
-            self._single_precision_cache = cached
-        return table if cached[1] is None else cached[1]
-
-    def __getstate__(self):
-        # The float32 scoring table is a cache, rebuilt on demand: never pickled.
-        parent = getattr(super(), "__getstate__", None)
-        state = dict(parent() if parent is not None else self.__dict__)
-        state.pop("_single_precision_cache", None)
-        return state
+        cached = _SINGLE_PRECISION_CACHE.get(self)
+        if cached is None or cached[0]() is not table:  # a weak reference: a replaced table is freed
+            cached = (weakref.ref(table), single_precision_table(table))
+            _SINGLE_PRECISION_CACHE[self] = cached
+        return cached[1]
 
     def _predict_input(self, X):
         check_is_fitted(self)

@@ -11,6 +11,7 @@ is float64, or float32 (half the bytes to gather) when the caller chose to
 score in single precision; accumulation is always float64.
 """
 from cython.parallel cimport parallel, prange
+from libc.math cimport INFINITY, fabs
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
@@ -35,6 +36,9 @@ cdef enum:
     PREFETCH_DISTANCE = 48
     # Most classes whose accumulators are kept in registers during one pass over a row.
     MAX_TILE = 20
+
+# 2^-52, the float64 machine epsilon (twice its unit roundoff): argmax_csr's rounding bound.
+cdef double FLOAT64_EPSILON = 2.220446049250313e-16
 
 
 cdef inline void tile_jll(
@@ -165,3 +169,83 @@ def score_csr(
                     n_classes, binarize, threshold, indices.shape[0], acc)
             finish_row(acc, n_classes, mode, NULL if mode == ARGMAX else &out[i, 0], &labels[i] if mode == ARGMAX else NULL)
         free(acc)
+
+
+def argmax_csr(
+    const floating[::1] data,
+    const integral[::1] indices,
+    const integral[::1] indptr,
+    const float[:, ::1] table,
+    const double[:, ::1] exact_table,
+    const double[::1] bias,
+    bint binarize,
+    double threshold,
+    double error_per_unit,
+    double magnitude_per_unit,
+    int64_t[::1] labels,
+    int n_threads,
+):
+    """The argmax of every row's joint log-likelihood under ``exact_table``, mostly read from ``table``.
+
+    ``table`` is ``exact_table`` in float32, each row j shifted by an offset
+    (which adds a per-row constant to every class: the argmax does not change),
+    with |table - (exact_table - offset)| <= ``error_per_unit`` everywhere and
+    ``magnitude_per_unit`` >= |exact_table| + |table| everywhere.  A row scored
+    with ``table`` (half the bytes to gather) then differs from its exact scores
+    minus a constant by at most, with w = sum_k |f(x_k)| over its n nonzeros,
+
+        B = w * error_per_unit + (n + 2) * 2^-52 * (w * magnitude_per_unit + max_c |bias[c]|)
+
+    (the float32 rounding of the table, then the float64 rounding of both sums
+    of n + 1 terms).  When its two best classes are more than 2 B apart, the best
+    one is the exact argmax; otherwise the row is scored again with
+    ``exact_table``.  So ``labels`` is exactly what ARGMAX of :func:`score_csr`
+    with ``exact_table`` gives.  Returns the number of rows scored again.
+    """
+    cdef Py_ssize_t n_samples = indptr.shape[0] - 1
+    cdef Py_ssize_t n_classes = table.shape[1]
+    cdef Py_ssize_t i, k, c, n_again = 0
+    cdef int64_t best
+    cdef double *acc
+    cdef double top, second, weight, bound, max_abs_bias = 0.0
+    cdef const floating *data_ptr = NULL
+    cdef const integral *indices_ptr = NULL
+
+    if n_samples == 0:
+        return 0
+    if data.shape[0] > 0:
+        data_ptr = &data[0]
+        indices_ptr = &indices[0]
+    for c in range(n_classes):
+        max_abs_bias = max(max_abs_bias, fabs(bias[c]))
+    with nogil, parallel(num_threads=n_threads):
+        acc = <double *> malloc(n_classes * sizeof(double))
+        for i in prange(n_samples, schedule="guided"):
+            row_jll(data_ptr, indices_ptr, indptr[i], indptr[i + 1], &table[0, 0], &bias[0],
+                    n_classes, binarize, threshold, indices.shape[0], acc)
+            best = 0
+            top = acc[0]
+            second = -INFINITY
+            for c in range(1, n_classes):
+                if acc[c] > top:
+                    second = top
+                    top = acc[c]
+                    best = c
+                elif acc[c] > second:
+                    second = acc[c]
+            weight = 0.0
+            for k in range(indptr[i], indptr[i + 1]):
+                if binarize:
+                    weight = weight + (1.0 if data_ptr[k] > threshold else 0.0)
+                else:
+                    weight = weight + fabs(data_ptr[k])
+            bound = weight * error_per_unit + (indptr[i + 1] - indptr[i] + 2) * FLOAT64_EPSILON * (
+                weight * magnitude_per_unit + max_abs_bias)
+            if not top - second > 2.0 * bound:
+                n_again += 1
+                row_jll(data_ptr, indices_ptr, indptr[i], indptr[i + 1], &exact_table[0, 0], &bias[0],
+                        n_classes, binarize, threshold, indices.shape[0], acc)
+                finish_row(acc, n_classes, ARGMAX, NULL, &best)
+            labels[i] = best
+        free(acc)
+    return n_again
