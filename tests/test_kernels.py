@@ -57,7 +57,11 @@ def test_add_class_counts_matches_dense_product():
 def test_validation_kernels_count_problems():
     X = sp.csr_matrix(np.array([[1.0, -2.0, 0.0], [np.nan, 0.0, np.inf]]))
     assert validate.count_bad_values(X.data, 2) == (2, 1)
-    assert validate.count_bad_indices(np.array([0, 3, -1, 2], dtype=np.int64), 3, 2) == 2
+    for dtype in (np.int32, np.int64):
+        indices = np.array([0, 3, -1, 2, np.iinfo(dtype).min, np.iinfo(dtype).max], dtype=dtype)
+        assert validate.count_bad_indices(indices, 3, 2) == 4
+        # int32's largest index is below 2^40, int64's is not
+        assert validate.count_bad_indices(indices, 2**40, 2) == (2 if dtype == np.int32 else 3)
     assert validate.count_bad_indptr(np.array([0, 2, 1, 3], dtype=np.int32)) == 1
 
 

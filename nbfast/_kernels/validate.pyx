@@ -2,6 +2,7 @@
 that the Python validation layer can refuse bad input before a kernel reads it."""
 from cython.parallel cimport prange
 from libc.math cimport isfinite
+from libc.stdint cimport int32_t, uint32_t, uint64_t
 
 from nbfast._kernels._types cimport floating, integral
 
@@ -17,11 +18,22 @@ def count_bad_indptr(const integral[::1] indptr):
 
 
 def count_bad_indices(const integral[::1] indices, Py_ssize_t n_features, int n_threads):
-    """Number of column indices outside [0, n_features)."""
+    """Number of column indices outside [0, n_features).
+
+    One unsigned comparison in the indices' own width (a negative index is a
+    huge unsigned one): branch-free, it vectorizes (about 3x the two signed
+    comparisons at 64 bits).
+    """
     cdef Py_ssize_t k, bad = 0
+    # int32 indices below 2^31 are all valid when n_features >= 2^31: only negative ones are bad
+    cdef uint32_t limit32 = <uint32_t> min(n_features, <Py_ssize_t> 1 << 31)
     with nogil:
-        for k in prange(indices.shape[0], schedule="static", num_threads=n_threads):
-            bad += (indices[k] < 0) | (indices[k] >= n_features)  # branch-free: vectorizes
+        if integral is int32_t:
+            for k in prange(indices.shape[0], schedule="static", num_threads=n_threads):
+                bad += (<uint32_t> indices[k]) >= limit32
+        else:
+            for k in prange(indices.shape[0], schedule="static", num_threads=n_threads):
+                bad += (<uint64_t> indices[k]) >= (<uint64_t> n_features)
     return bad
 
 
