@@ -403,13 +403,16 @@ class ComplementNB(_BaseDiscreteNB):
         # w_ci = log(theta~_ci), theta~_ci = (sum_{c' != c} N_c'i + alpha_i) / sum_i (...);
         # scores are -w (argmax of -w is the paper's argmin), or w / sum_i w when norm.
         self.feature_all_ = self.feature_count_.sum(axis=0)
-        complement = self.feature_all_ + alpha - self.feature_count_
-        logged = np.log(complement / complement.sum(axis=1, keepdims=True))
+        # Built in place in the scoring layout (n_features, n_classes): no other (C, D) temporary.
+        weights = np.empty((self.feature_count_.shape[1], self.feature_count_.shape[0]))
+        np.subtract((self.feature_all_ + alpha)[:, None], self.feature_count_.T, out=weights)
+        weights /= weights.sum(axis=0)
+        np.log(weights, out=weights)
         if self.norm:
-            weights = logged / logged.sum(axis=1, keepdims=True)
+            weights /= weights.sum(axis=0)
         else:
-            weights = np.negative(logged, out=logged)
-        self._set_log_prob_table(np.ascontiguousarray(weights.T))
+            np.negative(weights, out=weights)
+        self._set_log_prob_table(weights)
 
     def _linear_terms(self):
         # The class prior enters only in the single-class edge case, as in scikit-learn.
