@@ -117,12 +117,13 @@ def test_posteriors_over_the_whole_exponent_range(mode):
 
 @pytest.mark.parametrize("binarize", [False, True])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_certified_argmax_gives_the_float64_labels(binarize, dtype):
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_certified_argmax_gives_the_float64_labels(binarize, dtype, index_dtype):
     """argmax_csr reads the float32 table and scores a row again in float64 only when its two best
     classes are within the rounding bound: the labels are exactly the float64 kernel's, ties included."""
     from nbfast._base import single_precision_table
 
-    X, _ = make_documents(3000, 300, 6, mean_length=30, dtype=dtype, random_state=4)
+    X, _ = make_documents(3000, 300, 6, mean_length=30, dtype=dtype, index_dtype=index_dtype, random_state=4)
     table = np.random.default_rng(1).normal(size=(300, 6)) - 8.0
     table[:, 4] = table[:, 1]  # class 4 always ties class 1: the first (1) must win, in float64
     table[:, 5] = table[:, 2] + 1e-9  # closer than float32 can tell apart
