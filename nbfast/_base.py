@@ -260,7 +260,9 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         bias = np.ascontiguousarray(bias, dtype=np.float64)
         n_samples = X.shape[0]
         n_threads = effective_n_threads(X.nnz + n_samples * table.shape[1])
-        single = self._single_precision(table) if mode != Output.JOINT_LOG_LIKELIHOOD else None
+        # the float32 table serves every argmax, and the posteriors of float32 input only
+        wants_single = mode == Output.ARGMAX or (X.dtype == np.float32 and mode != Output.JOINT_LOG_LIKELIHOOD)
+        single = self._single_precision(table) if wants_single else None
         if mode == Output.ARGMAX:
             labels = np.empty(n_samples, dtype=np.int64)
             if single is None:
@@ -270,7 +272,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
                 scoring.argmax_csr(X.data, X.indices, X.indptr, single.table, table, bias, binarize, threshold,
                                    single.error_per_unit, single.magnitude_per_unit, labels, n_threads)
             return labels
-        if X.dtype == np.float32 and single is not None:
+        if single is not None:
             table = single.table
         out = np.empty((n_samples, table.shape[1]))
         scoring.score_csr(X.data, X.indices, X.indptr, table, bias, binarize, threshold, mode, out,

@@ -96,6 +96,19 @@ def test_infinite_tables_are_scored_in_float64():
     np.testing.assert_array_equal(model.predict_proba(X32), model.predict_proba(X))
 
 
+def test_float64_posteriors_do_not_build_the_float32_table():
+    from nbfast._base import _SINGLE_PRECISION_CACHE
+
+    X, y = make_documents(200, 80, 3, random_state=6)
+    model = nbfast.MultinomialNB().fit(X, y)
+    model.predict_proba(X)
+    model.predict_log_proba(X)
+    model.predict_joint_log_proba(X.astype(np.float32))
+    assert model not in _SINGLE_PRECISION_CACHE
+    model.predict(X)
+    assert model in _SINGLE_PRECISION_CACHE
+
+
 def test_predicting_leaves_the_model_and_its_pickle_unchanged():
     X, y = make_documents(200, 80, 3, random_state=5)
     model = nbfast.MultinomialNB().fit(X, y)
