@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 import nbfast
 from nbfast import _compat
 from nbfast._kernels import hashing
-from nbfast.text import HashingVectorizer, _lowercase_table
+from nbfast.text import HashingVectorizer
+from nbfast.text._hashing import _lowercase_table
 
 sk_text = pytest.importorskip("sklearn.feature_extraction.text")
 
