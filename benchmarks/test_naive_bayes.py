@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from benchmarks.conftest import FULL, ROUNDS, corpus
-from nbfast.bench import OPERATIONS, corpus_for, nbfast_estimators, operation_calls, sklearn_estimator
+from nbfast.cli.bench import OPERATIONS, corpus_for, nbfast_estimators, operation_calls, sklearn_estimator
 
 pytest.importorskip("pytest_benchmark")
 

@@ -6,7 +6,7 @@
 import pytest
 
 from nbfast.datasets import make_documents
-from nbfast.io import iter_svmlight
+from nbfast.readers import iter_svmlight
 
 sk_datasets = pytest.importorskip("sklearn.datasets")
 N_FEATURES = 2**16

@@ -5,18 +5,22 @@ computed by OpenMP Cython kernels directly on scipy CSR matrices, and the
 decision layer, persistence and scale tools built on them.
 """
 
-from nbfast._categorical import CategoricalNB
-from nbfast._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
-from nbfast._gaussian import GaussianNB
 from nbfast._patch import patch_sklearn, unpatch_sklearn
+from nbfast._version import __version__
 from nbfast.decision import decide, fuse, predict_with_reject, shift_prior, with_prior
 from nbfast.interop import from_sklearn
 from nbfast.linear import to_linear
 from nbfast.merge import merge
-from nbfast.mixed import MixedNB
+from nbfast.naive_bayes import (
+    BernoulliNB,
+    CategoricalNB,
+    ComplementNB,
+    GaussianNB,
+    MixedNB,
+    MultinomialNB,
+    PoissonNB,
+)
 from nbfast.persist import ModelFormatError, load, save
-
-__version__ = "0.1.0"
 
 __all__ = [
     "BernoulliNB",

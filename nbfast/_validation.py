@@ -11,17 +11,9 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from nbfast._compat import HAVE_SKLEARN, NotFittedError, check_classification_targets
+from nbfast._compat import DataConversionWarning, NotFittedError, check_classification_targets
 from nbfast._kernels import validate as _validate_kernels
 from nbfast._kernels.threads import effective_n_threads
-
-if HAVE_SKLEARN:
-    from sklearn.exceptions import DataConversionWarning
-else:  # pragma: no cover - exercised in the no-sklearn CI job
-
-    class DataConversionWarning(UserWarning):
-        """Warning used to notify implicit data conversions happening in the code."""
-
 
 FLOAT_DTYPES = (np.float32, np.float64)
 INDEX_DTYPES = (np.int32, np.int64)
@@ -264,3 +256,28 @@ def check_sample_weight(sample_weight, n_samples):
     if n_samples and not sample_weight.any():
         raise ValueError("Sample weights must contain at least one non-zero number: all sample_weight are 0.")
     return sample_weight
+
+
+def check_class_prior(prior, n_classes, name="class_prior"):
+    """A class prior as a (n_classes,) float64 array: finite, non-negative, summing to 1.
+
+    The one check of every prior nbfast takes (``class_prior``, GaussianNB's
+    ``priors``, :func:`nbfast.with_prior`), with scikit-learn's messages and
+    tolerance (``np.isclose(sum, 1)``); None stays None.
+    """
+    if prior is None:
+        return None
+    try:
+        prior = np.asarray(prior, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an array of {n_classes} probabilities; got {prior!r}.") from None
+    if prior.ndim != 1 or prior.shape[0] != n_classes:
+        raise ValueError(
+            f"Number of priors must match number of classes: {name} has shape {prior.shape}, there are "
+            f"{n_classes} classes."
+        )
+    if not np.all(np.isfinite(prior)) or np.any(prior < 0):
+        raise ValueError(f"Priors must be non-negative (and finite); {name} is {prior!r}.")
+    if not np.isclose(prior.sum(), 1.0):
+        raise ValueError(f"The sum of the priors should be 1 ({name} must sum to 1); {name} sums to {prior.sum()!r}.")
+    return prior

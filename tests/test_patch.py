@@ -4,7 +4,9 @@ import numpy as np
 import pytest
 
 import nbfast
-from nbfast._patch import SKLEARN_NAMES
+from nbfast.naive_bayes import ESTIMATORS
+
+SKLEARN_NAMES = ("BernoulliNB", "CategoricalNB", "ComplementNB", "GaussianNB", "MultinomialNB")
 from nbfast.datasets import make_documents
 
 sk_nb = pytest.importorskip("sklearn.naive_bayes")
@@ -58,7 +60,7 @@ def test_an_estimator_added_to_nbfast_later_is_patched(monkeypatch):
     class GaussianNB:
         """Stands in for an nbfast GaussianNB."""
 
-    monkeypatch.setattr(nbfast, "GaussianNB", GaussianNB, raising=False)
+    monkeypatch.setitem(ESTIMATORS, "GaussianNB", GaussianNB)
     assert "GaussianNB" in nbfast.patch_sklearn()
     assert sk_nb.GaussianNB is GaussianNB
     nbfast.unpatch_sklearn()

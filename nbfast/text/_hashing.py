@@ -173,16 +173,12 @@ class HashingVectorizer(BaseEstimator):
 
     def _sklearn_vectorizer(self):
         """scikit-learn's HashingVectorizer with the same options, for what nbfast does not implement."""
-        if not _compat.HAVE_SKLEARN:
-            raise ImportError(
-                "nbfast.text.HashingVectorizer implements only the word analyzer with the default token_pattern, "
-                "no preprocessor, tokenizer, stop_words or strip_accents, input='content' and a float32/float64 "
-                "dtype; other options run scikit-learn's HashingVectorizer, and scikit-learn is not installed "
-                "(pip install scikit-learn)."
-            )
-        from sklearn.feature_extraction.text import HashingVectorizer as SklearnHashingVectorizer
-
-        return SklearnHashingVectorizer(**{name: getattr(self, name) for name in SKLEARN_PARAMS})
+        text = _compat.require(
+            "sklearn.feature_extraction.text", "sklearn",
+            "HashingVectorizer beyond the word analyzer with the default token_pattern (no preprocessor, tokenizer, "
+            "stop_words or strip_accents, input='content', a float32/float64 dtype)",
+        )
+        return text.HashingVectorizer(**{name: getattr(self, name) for name in SKLEARN_PARAMS})
 
     # ------------------------------------------------------------------ API
     def fit(self, X, y=None):
@@ -402,9 +398,6 @@ def _stack_rows(parts, n_features):
 
 def _as_configured_sparse(X):
     """X as csr_array when scikit-learn is configured with sparse_interface="sparray", else csr_matrix."""
-    if _compat.HAVE_SKLEARN:
-        from sklearn import get_config
-
-        if get_config().get("sparse_interface") == "sparray":
-            return sp.csr_array(X)
+    if _compat.get_config().get("sparse_interface") == "sparray":
+        return sp.csr_array(X)
     return X

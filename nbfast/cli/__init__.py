@@ -1,0 +1,52 @@
+"""The ``nbfast`` command line: one subcommand per module.
+
+Each command module defines ``add_arguments(parser)`` and ``run(args) -> int``.
+Errors a user can fix (bad file, bad option, bad input) print one line on
+stderr and exit with status 2; they never end in a traceback.
+"""
+
+import argparse
+import importlib
+import sys
+
+from nbfast._version import __version__
+from nbfast.cli._errors import USER_ERRORS, CommandError
+
+__all__ = ["CommandError", "main"]
+
+# name -> (module, one-line help)
+COMMANDS = {
+    "demo": ("nbfast.cli.demo", "train and batch-score a synthetic corpus, beside scikit-learn when installed"),
+    "info": ("nbfast.cli.info", "describe a model file (class, parameters, classes, features) without loading its arrays"),
+    "train": ("nbfast.cli.train", "fit a model on svmlight/.npz or text files, chunk by chunk"),
+    "predict": ("nbfast.cli.predict", "score svmlight/.npz or text files with a model, chunk by chunk, to CSV or .npy"),
+    "bench": ("nbfast.cli.bench", "time fit, partial_fit, predict and predict_proba (--text: raw text to CSR and to "
+              "labels) against scikit-learn in one process"),
+}
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="nbfast", description="Fast Naive Bayes for count data.")
+    parser.add_argument("--version", action="version", version=f"nbfast {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, (module_name, help_text) in COMMANDS.items():
+        sub = subparsers.add_parser(name, help=help_text, description=help_text)
+        module = importlib.import_module(module_name)
+        module.add_arguments(sub)
+        sub.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv=None):
+    """Entry point of the ``nbfast`` console script."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args._run(args) or 0
+    except USER_ERRORS as exc:
+        print(f"nbfast {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"nbfast {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+

@@ -1,0 +1,80 @@
+"""``read_info``: a model file described from its header alone, without reading its arrays."""
+
+import os
+
+from nbfast.persist._container import ModelFormatError, _read_header
+
+
+def _describe(value, entries):
+    """A short display of a tagged JSON value, without reading any array."""
+    if isinstance(value, list):
+        return "[" + ", ".join(_describe(v, entries) for v in value) + "]"
+    if not isinstance(value, dict):
+        return repr(value)
+    if "__ndarray__" in value:
+        entry = entries[value["__ndarray__"]]
+        dtype = "object" if value.get("object") else entry["dtype"].name
+        return f"array(shape={entry['shape']}, dtype={dtype})"
+    if "__scalar__" in value:
+        return repr(value["value"])
+    if "__tuple__" in value:
+        items = [_describe(v, entries) for v in value["__tuple__"]]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    if "__slice__" in value:
+        return "slice(" + ", ".join(_describe(v, entries) for v in value["__slice__"]) + ")"
+    if "__dict__" in value:
+        return "{" + ", ".join(f"{k!r}: {_describe(v, entries)}" for k, v in value["__dict__"].items()) + "}"
+    spec = value["__estimator__"]
+    return f"{spec['class']}(" + ", ".join(f"{k}={_describe(v, entries)}" for k, v in spec["params"].items()) + ")"
+
+
+def _describe_vectorizer(spec):
+    if spec is None:
+        return None
+    return f"{spec['class']}(" + ", ".join(f"{k}={_describe(v, [])}" for k, v in spec["params"].items()) + ")"
+
+
+def read_info(path):
+    """Describe a model file from its header alone, without reading its arrays.
+
+    The header checksum is verified; the data checksum is not (use
+    :func:`load` for that).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    info : dict
+        ``format_version``, ``nbfast_version``, ``class``, ``params`` (name ->
+        display string), ``classes`` (list), ``n_features_in``,
+        ``has_feature_names``, ``n_arrays``, ``data_nbytes`` and ``vectorizer``
+        (display string, None when the model has none).
+
+    Raises
+    ------
+    ModelFormatError
+        If the header is missing, corrupted or invalid.
+    """
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            header, _ = _read_header(f)
+        spec, summary, entries = header["model"], header["summary"], header["arrays"]
+        return {
+            "format_version": header["format_version"],
+            "nbfast_version": header["nbfast_version"],
+            "class": spec["class"],
+            "params": {k: _describe(v, entries) for k, v in spec["params"].items()},
+            "classes": list(summary["classes"]),
+            "n_features_in": summary["n_features_in"],
+            "has_feature_names": "feature_names_in_" in spec,
+            "n_arrays": len(entries),
+            "data_nbytes": header["data_nbytes"],
+            "vectorizer": _describe_vectorizer(header.get("vectorizer")),
+        }
+    except ModelFormatError as exc:
+        raise ModelFormatError(f"{path}: {exc}") from None
+    except (KeyError, TypeError, IndexError, AttributeError, RecursionError) as exc:
+        raise ModelFormatError(f"{path}: invalid header: {exc!r}") from None
