@@ -67,6 +67,16 @@ cdef inline double exp_shifted_sum(const double *v, double m, double *out, Py_ss
     return s
 
 
+cdef inline void kahan_add(double *total, double *compensation, double value) noexcept nogil:
+    """total += value, compensated (Kahan): the rounding error is carried in ``compensation`` (start both at 0).
+
+    Needs exact IEEE arithmetic (no -ffast-math, which would simplify the compensation away)."""
+    cdef double y = value - compensation[0]
+    cdef double t = total[0] + y
+    compensation[0] = (t - total[0]) - y
+    total[0] = t
+
+
 cdef inline double row_max(const double *v, Py_ssize_t n) noexcept nogil:
     cdef Py_ssize_t c
     cdef double m = v[0]

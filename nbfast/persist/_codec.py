@@ -2,7 +2,8 @@
 
 Models are described generically through the estimator contract: parameters
 come from ``get_params(deep=False)`` and the fitted state from the attributes
-named in ``_fitted_attributes``, set back in that order.  Values may be None,
+named by ``_saved_attributes()`` (``_fitted_attributes``, or for a model in
+compact form ``_compact_attributes``: format version 2), set back in that order.  Values may be None,
 bools, numbers, strings, numpy scalars and arrays, lists, tuples, dicts with
 string keys, and nbfast estimators (fitted or not) nested anywhere inside them:
 a composite model such as MixedNB contributes its parts by holding them in a
@@ -22,9 +23,10 @@ from nbfast.persist._container import ModelFormatError, _allowed_dtype, _is_coun
 
 
 def _is_fitted(model):
-    present = [hasattr(model, name) for name in type(model)._fitted_attributes]
+    names = model._saved_attributes()
+    present = [hasattr(model, name) for name in names]
     if any(present) and not all(present):
-        missing = [n for n, p in zip(type(model)._fitted_attributes, present) if not p]
+        missing = [n for n, p in zip(names, present) if not p]
         raise ValueError(f"{type(model).__name__} is partially fitted: it lacks {missing}.")
     return all(present)
 
@@ -36,16 +38,16 @@ def _stored_size(value):
     if isinstance(value, (list, tuple)):
         return sum(_stored_size(v) for v in value)
     if isinstance(value, _BaseNB) and _is_fitted(value):
-        return sum(_stored_size(getattr(value, name)) for name in type(value)._fitted_attributes)
+        return sum(_stored_size(getattr(value, name)) for name in value._saved_attributes())
     return 0
 
 
-def _check_size(fitted):
-    """Every Naive Bayes model has parameters per (class, feature): the arrays actually stored bound
-    n_features_in_ before any shape is built from it."""
+def _check_size(fitted, compact):
+    """Every Naive Bayes model has parameters per (class, feature), a compact one at least a pointer per
+    feature: the arrays actually stored bound n_features_in_ before any shape is built from it."""
     classes, n_features = fitted.get("classes_"), fitted.get("n_features_in_")
     if isinstance(classes, np.ndarray) and isinstance(n_features, int) and not isinstance(n_features, bool):
-        if _stored_size(list(fitted.values())) < len(classes) * n_features:
+        if _stored_size(list(fitted.values())) < (n_features if compact else len(classes) * n_features):
             raise ValueError(f"{len(classes)} classes and n_features_in_={n_features} do not fit the stored arrays.")
 
 
@@ -65,7 +67,7 @@ class _Encoder:
             "fitted": None,
         }
         if _is_fitted(model):
-            spec["fitted"] = {n: self.value(getattr(model, n), f"{where}.{n}") for n in cls._fitted_attributes}
+            spec["fitted"] = {n: self.value(getattr(model, n), f"{where}.{n}") for n in model._saved_attributes()}
             names = vars(model).get("feature_names_in_")
             if names is not None:
                 spec["feature_names_in_"] = self.value(names, f"{where}.feature_names_in_")
@@ -136,13 +138,15 @@ class _Decoder:
         params = {k: self.value(v) for k, v in spec["params"].items()}
         fitted = spec.get("fitted")
         if fitted is not None:
-            if not isinstance(fitted, dict) or set(fitted) != set(cls._fitted_attributes):
+            compact = isinstance(fitted, dict) and bool(cls._compact_attributes) and \
+                set(fitted) == set(cls._compact_attributes)
+            if not isinstance(fitted, dict) or not (compact or set(fitted) == set(cls._fitted_attributes)):
                 have = sorted(fitted) if isinstance(fitted, dict) else fitted
                 raise ModelFormatError(
                     f"{cls.__name__} needs the fitted attributes {list(cls._fitted_attributes)}, the file has {have}."
                 )
             fitted = {k: self.value(v) for k, v in fitted.items()}
-            _check_size(fitted)
+            _check_size(fitted, compact)
         names = spec.get("feature_names_in_")
         return rebuild(cls, params, fitted, None if names is None else self.value(names))
 
