@@ -142,6 +142,31 @@ def single_precision_table(table):
     return SinglePrecisionTable(single, 2.0**-23 * largest_single, largest_table + largest_single)
 
 
+def held_nbytes(model):
+    """Bytes of the distinct arrays a model holds: its attributes (nested estimators included) and, for an
+    nbfast estimator, the tables derived from them and kept outside it.  Works on any estimator."""
+    bases = {}
+
+    def walk(value):
+        if isinstance(value, np.ndarray):
+            while isinstance(value.base, np.ndarray):
+                value = value.base
+            bases[id(value)] = value.nbytes
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            walk(list(value.values()))
+        elif isinstance(value, BaseEstimator):
+            walk(list(vars(value).values()))
+            if isinstance(value, _BaseNB):
+                walk(_DERIVED_CACHE.get(value, {}))
+                walk(_SINGLE_PRECISION_CACHE.get(value, ()))
+
+    walk(model)
+    return sum(bases.values())
+
+
 def log_normalize(log_scores, *, log=False):
     """Rows of unnormalized log-scores to posteriors (or log-posteriors), by a stable logsumexp.
 

@@ -43,10 +43,10 @@ from nbfast.text import HashingVectorizer
 
 NGRAM_RANGES = ((1, 1), (1, 2))
 PIPELINE_OPERATIONS = ("predict", "predict_proba")
-DEFAULTS = {"n_samples": 200_000, "n_features": 2**20}
+DEFAULTS = {"n_samples": 200_000, "n_features": 2**20, "n_classes": 20}
 # Options of the estimator benchmark, refused with --text: (attribute, flag).
 ESTIMATOR_OPTIONS = (("estimator", "--estimator"), ("dtype", "--dtype"), ("batch_size", "--batch-size"),
-                     ("plot", "--plot"))
+                     ("plot", "--plot"), ("corpus", "--corpus"))
 
 
 def run(args):
