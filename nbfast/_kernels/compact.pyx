@@ -1,9 +1,11 @@
 """Compact statistics and scoring of the linear count models: what the data holds, not n_classes x n_features.
 
 The statistics are a CSR matrix by feature (n_features, n_classes): ``indptr``
-(int64, n_features + 1), ``classes`` (int32, sorted within each feature) and
+(n_features + 1: int32 while the entries fit, else int64), ``classes`` (int32, sorted within each feature) and
 ``values`` (float64), one entry per (feature, class) pair that occurred in
-training.  The scoring table derived from them is
+training; a feature that occurred in at least a quarter of the classes
+(DENSE_ROW_FRACTION) is stored with every class (explicit zeros), as a dense
+row.  The scoring table derived from them is
 
     T[j, c] = default[c] + scale[c] * base[j] + deviation[j, c]
 
@@ -14,8 +16,12 @@ row x scores
 
 with W = sum_k f(x_k) and A = sum_k f(x_k) * base[j_k] (no A when there is no
 ``base``, and ``scale`` 1 when it is empty).  f(x) = x, or [x > threshold]
-when ``binarize``.  Each row is scored by one thread, in nonzero order:
-results are bit-identical for any number of threads.
+when ``binarize``.  The deviations of the features seen by few classes are
+added entry by entry; those of the dense rows (the frequent features, most of
+a document's nonzeros) in a second pass, a tile of classes at a time with the
+tile's sums in registers, as the dense scoring kernel does.  Each row is
+scored by one thread, in nonzero order: results are bit-identical for any
+number of threads.
 """
 from cython.parallel cimport parallel, prange
 from libc.stdint cimport int32_t, int64_t
@@ -25,12 +31,20 @@ from libc.string cimport memcpy, memset
 import numpy as np
 
 from nbfast._kernels._math cimport SCORE_ARGMAX, finish_row, kahan_add, prefetch, prefetch_range
-from nbfast._kernels._types cimport floating, integral
+from nbfast._kernels._types cimport floating, integral, pointer_integral
 
 cdef enum:
     # How many nonzeros ahead the feature's pointers, then its entries, are prefetched.
     POINTER_PREFETCH_DISTANCE = 16
     ENTRY_PREFETCH_DISTANCE = 8
+    # A feature with entries for at least 1 / DENSE_ROW_FRACTION of the classes is stored as a dense row.
+    DENSE_ROW_FRACTION = 4
+    # Most classes whose sums are kept in registers during one pass over the dense rows.
+    MAX_TILE = 20
+
+
+cdef inline bint is_dense_row(Py_ssize_t n_entries, Py_ssize_t n_classes) noexcept nogil:
+    return n_entries * DENSE_ROW_FRACTION >= n_classes
 
 
 cdef inline bint kept(double value, bint binarize, double threshold) noexcept nogil:
@@ -45,7 +59,7 @@ def feature_class_counts(
     const double[::1] sample_weight,
     bint binarize,
     double threshold,
-    const int64_t[::1] old_indptr,
+    const pointer_integral[::1] old_indptr,
     const int32_t[::1] old_classes,
     const double[::1] old_values,
     Py_ssize_t n_classes,
@@ -53,7 +67,8 @@ def feature_class_counts(
 ):
     """The statistics (``old_*``, a CSR by feature) plus sum_i w_i f(X[i, j]) over the rows i of each class.
 
-    Returns ``(indptr, classes, values)``, a CSR by feature with sorted classes.
+    Returns ``(indptr, classes, values)``, a CSR by feature with sorted classes
+    (``indptr`` int32 when the entries fit).
     Every sum starts from the old value and adds the rows in row order, as the
     dense class-count kernel does: the counts are bit-identical to it.  An
     empty ``sample_weight`` means unit weights.  Costs O(nnz + old entries +
@@ -94,9 +109,15 @@ def feature_class_counts(
                 batch_value[p] = w if binarize else w * data[k]
 
     # 2. Each feature's classes summed (old value first, then the rows in order) into a slot
-    #    large enough for them (old entries + batch entries), then packed.
-    slot_classes_array = np.empty(old_classes.shape[0] + n_kept, dtype=np.int32)
-    slot_values_array = np.empty(old_classes.shape[0] + n_kept, dtype=np.float64)
+    #    large enough for them (old entries + batch entries, or every class for a dense row), then packed.
+    slot_start_array = np.zeros(n_features + 1, dtype=np.int64)
+    cdef int64_t[::1] slot_start = slot_start_array
+    with nogil:
+        for j in range(n_features):
+            n = old_indptr[j + 1] - old_indptr[j] + column_start[j + 1] - column_start[j]
+            slot_start[j + 1] = slot_start[j] + (max(n, n_classes) if is_dense_row(n, n_classes) else n)
+    slot_classes_array = np.empty(slot_start[n_features], dtype=np.int32)
+    slot_values_array = np.empty(slot_start[n_features], dtype=np.float64)
     sizes_array = np.zeros(n_features + 1, dtype=np.int64)
     cdef int32_t[::1] slot_classes = slot_classes_array
     cdef double[::1] slot_values = slot_values_array
@@ -126,18 +147,25 @@ def feature_class_counts(
                     seen[c] = 1
                     touched[n] = <int32_t> c
                     n = n + 1
-            sort_classes(touched, n, seen, n_classes)
-            start = old_indptr[j] + column_start[j]
-            for e in range(n):
-                c = touched[e]
-                slot_classes[start + e] = <int32_t> c
-                slot_values[start + e] = acc[c]
-                seen[c] = 0
+            start = slot_start[j]
+            if is_dense_row(n, n_classes):  # every class, zero where it has no count
+                for c in range(n_classes):
+                    slot_classes[start + c] = <int32_t> c
+                    slot_values[start + c] = acc[c] if seen[c] else 0.0
+                    seen[c] = 0
+                n = n_classes
+            else:
+                sort_classes(touched, n, seen, n_classes)
+                for e in range(n):
+                    c = touched[e]
+                    slot_classes[start + e] = <int32_t> c
+                    slot_values[start + e] = acc[c]
+                    seen[c] = 0
             sizes[j + 1] = n
         free(acc)
         free(seen)
         free(touched)
-    out_indptr_array = np.cumsum(sizes_array)
+    out_indptr_array = np.cumsum(sizes_array, out=sizes_array)
     cdef int64_t[::1] out_indptr = out_indptr_array
     out_classes_array = np.empty(out_indptr[n_features], dtype=np.int32)
     out_values_array = np.empty(out_indptr[n_features], dtype=np.float64)
@@ -147,10 +175,15 @@ def feature_class_counts(
         for j in prange(n_features, schedule="static", num_threads=n_threads):
             n = out_indptr[j + 1] - out_indptr[j]
             if n > 0:
-                start = old_indptr[j] + column_start[j]
+                start = slot_start[j]
                 memcpy(&out_classes[out_indptr[j]], &slot_classes[start], n * sizeof(int32_t))
                 memcpy(&out_values[out_indptr[j]], &slot_values[start], n * sizeof(double))
-    return out_indptr_array, out_classes_array, out_values_array
+    return pointer_array(out_indptr_array), out_classes_array, out_values_array
+
+
+def pointer_array(indptr):
+    """Feature pointers in the narrowest of int32 and int64 that holds them."""
+    return indptr.astype(np.int32 if indptr[-1] <= np.iinfo(np.int32).max else np.int64)
 
 
 cdef inline void sort_classes(int32_t *touched, Py_ssize_t n, const char *seen, Py_ssize_t n_classes) noexcept nogil:
@@ -186,11 +219,67 @@ def sum_by_class(const int32_t[::1] classes, const double[::1] values, Py_ssize_
     return sums_array
 
 
+cdef inline void tile_dense_rows(
+    const double *deviation,
+    const int64_t *row_start,
+    const double *row_weight,
+    Py_ssize_t n_rows,
+    Py_ssize_t c0,
+    Py_ssize_t width,
+    double *acc,
+) noexcept nogil:
+    """acc[c0:c0 + width] += sum_d row_weight[d] * deviation[row_start[d] + c0 : ... + width], rows in order.
+
+    Called with a constant ``width`` (at most MAX_TILE): once inlined, the
+    tile's sums stay in registers.
+    """
+    cdef Py_ssize_t d, c
+    cdef double t[MAX_TILE]
+    cdef const double *row
+    for c in range(width):
+        t[c] = acc[c0 + c]
+    for d in range(n_rows):
+        row = deviation + row_start[d] + c0
+        for c in range(width):
+            t[c] += row_weight[d] * row[c]
+    for c in range(width):
+        acc[c0 + c] = t[c]
+
+
+cdef inline void add_dense_rows(
+    const double *deviation,
+    const int64_t *row_start,
+    const double *row_weight,
+    Py_ssize_t n_rows,
+    Py_ssize_t n_classes,
+    double *acc,
+) noexcept nogil:
+    """Every class's sum over the dense rows, in as few passes as the tile widths allow."""
+    cdef Py_ssize_t c0 = 0
+    while c0 + 20 <= n_classes:
+        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 20, acc)
+        c0 += 20
+    if c0 + 16 <= n_classes:
+        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 16, acc)
+        c0 += 16
+    if c0 + 8 <= n_classes:
+        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 8, acc)
+        c0 += 8
+    if c0 + 4 <= n_classes:
+        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 4, acc)
+        c0 += 4
+    if c0 + 2 <= n_classes:
+        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 2, acc)
+        c0 += 2
+    if c0 < n_classes:
+        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 1, acc)
+
+
 def score_compact(
     const floating[::1] data,
     const integral[::1] indices,
     const integral[::1] indptr,
-    const int64_t[::1] table_indptr,
+    const pointer_integral[::1] table_indptr,
     const int32_t[::1] table_classes,
     const double[::1] deviation,
     const double[::1] default,
@@ -215,10 +304,12 @@ def score_compact(
     cdef Py_ssize_t n_nonzeros = indices.shape[0]
     cdef bint has_base = base.shape[0] > 0
     cdef bint has_scale = scale.shape[0] > 0
-    cdef Py_ssize_t i, k, e, c, j
+    cdef Py_ssize_t i, k, e, c, j, n_rows, longest = 0
     cdef double v, weight, shifted
     cdef double *acc
-    cdef const int64_t *pointers = &table_indptr[0]
+    cdef double *row_weight
+    cdef int64_t *row_start
+    cdef const pointer_integral *pointers = &table_indptr[0]
     cdef const int32_t *classes_ptr = NULL
     cdef const double *deviation_ptr = NULL
 
@@ -227,13 +318,18 @@ def score_compact(
     if table_classes.shape[0] > 0:
         classes_ptr = &table_classes[0]
         deviation_ptr = &deviation[0]
+    for i in range(n_samples):
+        longest = max(longest, indptr[i + 1] - indptr[i])
     with nogil, parallel(num_threads=n_threads):
         acc = <double *> malloc(n_classes * sizeof(double))
+        row_weight = <double *> malloc((longest + 1) * sizeof(double))
+        row_start = <int64_t *> malloc((longest + 1) * sizeof(int64_t))
         for i in prange(n_samples, schedule="guided"):
             for c in range(n_classes):
                 acc[c] = 0.0
             weight = 0.0
             shifted = 0.0
+            n_rows = 0
             for k in range(indptr[i], indptr[i + 1]):
                 if k + POINTER_PREFETCH_DISTANCE < n_nonzeros:
                     prefetch(pointers + indices[k + POINTER_PREFETCH_DISTANCE])
@@ -251,15 +347,18 @@ def score_compact(
                 weight = weight + v
                 if has_base:
                     shifted = shifted + v * base[j]
-                e = pointers[j]
-                if pointers[j + 1] - e == n_classes:  # a dense row: every class, in order
-                    for c in range(n_classes):
-                        acc[c] += v * deviation_ptr[e + c]
+                if pointers[j + 1] - pointers[j] == n_classes:  # a dense row: added in the second pass
+                    row_weight[n_rows] = v
+                    row_start[n_rows] = pointers[j]
+                    n_rows = n_rows + 1
                 else:
                     for e in range(pointers[j], pointers[j + 1]):
                         acc[classes_ptr[e]] += v * deviation_ptr[e]
+            add_dense_rows(deviation_ptr, row_start, row_weight, n_rows, n_classes, acc)
             for c in range(n_classes):
                 acc[c] = bias[c] + weight * default[c] + (shifted * scale[c] if has_scale else shifted) + acc[c]
             finish_row(acc, n_classes, mode, NULL if mode == SCORE_ARGMAX else &out[i, 0],
                        &labels[i] if mode == SCORE_ARGMAX else NULL)
         free(acc)
+        free(row_weight)
+        free(row_start)

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from nbfast._kernels.compact import feature_class_counts, sum_by_class
+from nbfast._kernels.compact import feature_class_counts, pointer_array, sum_by_class
 from nbfast._kernels.threads import effective_n_threads
 
 #: A model keeps compact statistics while at most this fraction of its (class, feature)
@@ -38,10 +38,12 @@ _EMPTY = np.empty(0)
 class SparseCounts(NamedTuple):
     """Per-(feature, class) sums of f(x) as a CSR matrix by feature, (n_features, n_classes).
 
-    ``indptr`` (int64, n_features + 1), ``classes`` (int32, strictly increasing
-    within each feature) and ``values`` (float64): feature j's entries are
-    ``indptr[j]:indptr[j + 1]``.  Never modified in place: accumulating makes a
-    new one.
+    ``indptr`` (n_features + 1, int32 while the entries fit, else int64),
+    ``classes`` (int32, strictly increasing within each feature) and ``values``
+    (float64): feature j's entries are ``indptr[j]:indptr[j + 1]``.  A feature
+    counted in at least a quarter of the classes is stored with every class
+    (a dense row, explicit zeros included).  Never modified in place:
+    accumulating makes a new one.
     """
 
     indptr: np.ndarray
@@ -51,7 +53,7 @@ class SparseCounts(NamedTuple):
 
     @classmethod
     def empty(cls, n_classes, n_features):
-        return cls(np.zeros(n_features + 1, dtype=np.int64), np.empty(0, dtype=np.int32), np.empty(0), n_classes)
+        return cls(np.zeros(n_features + 1, dtype=np.int32), np.empty(0, dtype=np.int32), np.empty(0), n_classes)
 
     @classmethod
     def from_dense(cls, counts):
@@ -61,7 +63,7 @@ class SparseCounts(NamedTuple):
         indptr = np.zeros(by_feature.shape[0] + 1, dtype=np.int64)
         np.cumsum(mask.sum(axis=1), out=indptr[1:])
         classes = np.nonzero(mask)[1].astype(np.int32)
-        return cls(indptr, classes, by_feature[mask], by_feature.shape[1])
+        return cls(pointer_array(indptr), classes, by_feature[mask], by_feature.shape[1])
 
     @classmethod
     def from_arrays(cls, arrays, n_classes, n_features):
@@ -76,6 +78,7 @@ class SparseCounts(NamedTuple):
         indptr, classes, values = (np.asarray(a) for a in arrays)
         if indptr.dtype.kind not in "iu" or classes.dtype.kind not in "iu" or values.dtype.kind not in "iuf":
             raise ValueError("the compact feature counts must hold integer indptr and classes, and numeric values.")
+        indptr = indptr.astype(np.int64)  # unsigned steps would never look negative
         if indptr.shape != (n_features + 1,) or classes.ndim != 1 or values.shape != classes.shape:
             raise ValueError(
                 f"the compact feature counts have indptr of shape {indptr.shape}, classes {classes.shape} and values "
@@ -91,7 +94,7 @@ class SparseCounts(NamedTuple):
         starts[indptr[:-1][steps > 0]] = True
         if np.any((np.diff(classes.astype(np.int64)) <= 0) & ~starts[1:]):
             raise ValueError("the compact feature counts must list each feature's classes in increasing order, once.")
-        return cls(indptr.astype(np.int64), classes.astype(np.int32), values.astype(np.float64), int(n_classes))
+        return cls(pointer_array(indptr), classes.astype(np.int32), values.astype(np.float64), int(n_classes))
 
     @property
     def n_features(self):
@@ -160,7 +163,7 @@ class SparseCounts(NamedTuple):
         total = np.add.reduceat(values[order], starts) if starts.size else values[:0]
         indptr = np.zeros(first.n_features + 1, dtype=np.int64)
         np.cumsum(np.bincount(features[order][starts], minlength=first.n_features), out=indptr[1:])
-        return cls(indptr, classes[order][starts].astype(np.int32), total, first.n_classes)
+        return cls(pointer_array(indptr), classes[order][starts].astype(np.int32), total, first.n_classes)
 
 
 def fits_compact(n_entries, n_classes, n_features, *, counting=False):

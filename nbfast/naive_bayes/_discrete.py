@@ -589,7 +589,7 @@ class ComplementNB(_CountNB):
         # log w_ci = log(F_i + alpha_i - N_ci) - log S_c, F_i = sum_c N_ci, S_c = sum_i (F_i + alpha_i - N_ci);
         # where N_ci = 0 that is log(F_i + alpha_i) - log S_c: a per-feature base and a per-class default.
         alpha = np.broadcast_to(np.asarray(params["alpha"], dtype=np.float64), counts.n_features)
-        smoothed_all = self.feature_all_ + alpha
+        smoothed_all = counts.feature_totals() + alpha  # (not kept: the model keeps only its log)
         log_all = np.log(smoothed_all)
         features = counts.features()
         deviation = log_all[features] - np.log(smoothed_all[features] - counts.values)  # log F~ - log w~ >= 0
