@@ -47,11 +47,7 @@ cdef inline bint is_dense_row(Py_ssize_t n_entries, Py_ssize_t n_classes) noexce
     return n_entries * DENSE_ROW_FRACTION >= n_classes
 
 
-cdef inline bint kept(double value, bint binarize, double threshold) noexcept nogil:
-    return value > threshold if binarize else True
-
-
-def feature_class_counts(
+def batch_entries(
     const floating[::1] data,
     const integral[::1] indices,
     const integral[::1] indptr,
@@ -59,54 +55,78 @@ def feature_class_counts(
     const double[::1] sample_weight,
     bint binarize,
     double threshold,
+):
+    """The entries a batch adds to the statistics, in row order: ``(features, classes, values)``.
+
+    values = w_i f(X[i, j]) (an empty ``sample_weight`` means unit weights);
+    with ``binarize``, the entries x <= threshold are left out.
+    """
+    cdef Py_ssize_t n_samples = indptr.shape[0] - 1
+    cdef Py_ssize_t i, k, n = 0
+    cdef bint weighted = sample_weight.shape[0] > 0
+    cdef double w
+    features_array = np.empty(data.shape[0], dtype=np.asarray(indices).dtype)
+    classes_array = np.empty(data.shape[0], dtype=np.int32)
+    values_array = np.empty(data.shape[0], dtype=np.float64)
+    cdef integral[::1] features = features_array
+    cdef int32_t[::1] classes = classes_array
+    cdef double[::1] values = values_array
+    with nogil:
+        for i in range(n_samples):
+            w = sample_weight[i] if weighted else 1.0
+            for k in range(indptr[i], indptr[i + 1]):
+                if binarize and not data[k] > threshold:
+                    continue
+                features[n] = indices[k]
+                classes[n] = <int32_t> y_index[i]
+                values[n] = w if binarize else w * data[k]
+                n = n + 1
+    return features_array[:n], classes_array[:n], values_array[:n]
+
+
+def feature_class_counts(
+    const integral[::1] entry_features,
+    const int32_t[::1] entry_classes,
+    const double[::1] entry_values,
     const pointer_integral[::1] old_indptr,
     const int32_t[::1] old_classes,
     const double[::1] old_values,
     Py_ssize_t n_classes,
     int n_threads,
 ):
-    """The statistics (``old_*``, a CSR by feature) plus sum_i w_i f(X[i, j]) over the rows i of each class.
+    """The statistics (``old_*``, a CSR by feature) plus the entries (:func:`batch_entries`, in order).
 
     Returns ``(indptr, classes, values)``, a CSR by feature with sorted classes
-    (``indptr`` int32 when the entries fit).
-    Every sum starts from the old value and adds the rows in row order, as the
-    dense class-count kernel does: the counts are bit-identical to it.  An
-    empty ``sample_weight`` means unit weights.  Costs O(nnz + old entries +
+    (``indptr`` int32 when the entries fit).  Every sum starts from the old
+    value and adds the entries in order, as the dense class-count kernel adds
+    rows: the counts are bit-identical to it.  Costs O(entries + old entries +
     n_features) time and memory.
     """
     cdef Py_ssize_t n_features = old_indptr.shape[0] - 1
-    cdef Py_ssize_t n_samples = indptr.shape[0] - 1
-    cdef Py_ssize_t i, j, k, p, e, n, c, start, n_kept = 0
-    cdef bint weighted = sample_weight.shape[0] > 0
-    cdef double w
+    cdef Py_ssize_t n_entries = entry_features.shape[0]
+    cdef Py_ssize_t j, k, p, e, n, c, start
 
-    # 1. The batch transposed to feature order (a counting sort, rows kept in order).
+    # 1. The entries by feature (a counting sort, their order kept within each feature).
     column_start_array = np.zeros(n_features + 1, dtype=np.int64)
     cdef int64_t[::1] column_start = column_start_array
     with nogil:
-        for k in range(data.shape[0]):
-            if kept(data[k], binarize, threshold):
-                column_start[indices[k] + 1] += 1
+        for k in range(n_entries):
+            column_start[entry_features[k] + 1] += 1
         for j in range(n_features):
             column_start[j + 1] += column_start[j]
-    n_kept = column_start[n_features]
-    batch_class_array = np.empty(n_kept, dtype=np.int32)
-    batch_value_array = np.empty(n_kept, dtype=np.float64)
+    batch_class_array = np.empty(n_entries, dtype=np.int32)
+    batch_value_array = np.empty(n_entries, dtype=np.float64)
     cursor_array = np.array(column_start_array[:n_features])
     cdef int32_t[::1] batch_class = batch_class_array
     cdef double[::1] batch_value = batch_value_array
     cdef int64_t[::1] cursor = cursor_array
     with nogil:
-        for i in range(n_samples):
-            w = sample_weight[i] if weighted else 1.0
-            for k in range(indptr[i], indptr[i + 1]):
-                if not kept(data[k], binarize, threshold):
-                    continue
-                j = indices[k]
-                p = cursor[j]
-                cursor[j] = p + 1
-                batch_class[p] = <int32_t> y_index[i]
-                batch_value[p] = w if binarize else w * data[k]
+        for k in range(n_entries):
+            j = entry_features[k]
+            p = cursor[j]
+            cursor[j] = p + 1
+            batch_class[p] = entry_classes[k]
+            batch_value[p] = entry_values[k]
 
     # 2. Each feature's classes summed (old value first, then the rows in order) into a slot
     #    large enough for them (old entries + batch entries, or every class for a dense row), then packed.

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from nbfast._kernels.compact import feature_class_counts, pointer_array, sum_by_class
+from nbfast._kernels.compact import batch_entries, feature_class_counts, pointer_array, sum_by_class
 from nbfast._kernels.threads import effective_n_threads
 
 #: A model keeps compact statistics while at most this fraction of its (class, feature)
@@ -44,12 +44,20 @@ class SparseCounts(NamedTuple):
     counted in at least a quarter of the classes is stored with every class
     (a dense row, explicit zeros included).  Never modified in place:
     accumulating makes a new one.
+
+    ``pending`` holds the entries of batches not added yet, ``(features,
+    classes, values)`` per batch in order: :meth:`add` defers them until they
+    are as many as the stored entries or the features, so that adding costs
+    O(batch) and adding many batches about what adding them at once costs.
+    Every other method reads the stored entries only: call :meth:`settled`
+    first.
     """
 
     indptr: np.ndarray
     classes: np.ndarray
     values: np.ndarray
     n_classes: int
+    pending: tuple = ()
 
     @classmethod
     def empty(cls, n_classes, n_features):
@@ -105,8 +113,9 @@ class SparseCounts(NamedTuple):
         return self.classes.shape[0]
 
     @property
-    def nbytes(self):
-        return self.indptr.nbytes + self.classes.nbytes + self.values.nbytes
+    def n_pending(self):
+        """Entries of the batches not added yet."""
+        return sum(features.shape[0] for features, _, _ in self.pending)
 
     def arrays(self):
         """``(indptr, classes, values)``: what a model file stores."""
@@ -117,12 +126,23 @@ class SparseCounts(NamedTuple):
         return np.repeat(np.arange(self.n_features), np.diff(self.indptr))
 
     def add(self, X, y_index, sample_weight, *, binarize=False, threshold=0.0):
-        """These counts plus the batch's per-(feature, class) sums of w_i f(X[i, j]) (X validated CSR)."""
+        """These counts plus the batch's per-(feature, class) sums of w_i f(X[i, j]) (X validated CSR).
+
+        The batch's entries are added now, or deferred (see ``pending``).
+        """
         weights = _EMPTY if sample_weight is None else sample_weight
-        arrays = feature_class_counts(
-            X.data, X.indices, X.indptr, y_index, weights, binarize, threshold, self.indptr, self.classes,
-            self.values, self.n_classes, effective_n_threads(X.nnz + self.n_features),
-        )
+        entries = batch_entries(X.data, X.indices, X.indptr, y_index, weights, binarize, threshold)
+        counts = self._replace(pending=self.pending + (entries,))
+        return counts.settled() if counts.n_pending >= max(self.nnz, self.n_features) else counts
+
+    def settled(self):
+        """These counts with the pending entries added: in order, each sum from its stored value (so the
+        counts are those of adding every batch at once, or one by one)."""
+        if not self.pending:
+            return self
+        features, classes, values = (np.concatenate(parts) for parts in zip(*self.pending))
+        arrays = feature_class_counts(features, classes, values, self.indptr, self.classes, self.values,
+                                      self.n_classes, effective_n_threads(features.shape[0] + self.n_features))
         return SparseCounts(*arrays, self.n_classes)
 
     def toarray(self):
@@ -198,11 +218,6 @@ class CompactTable(NamedTuple):
     @property
     def shape(self):
         return self.indptr.shape[0] - 1, self.default.shape[0]
-
-    @property
-    def nbytes(self):
-        """The bytes this table adds to the statistics it shares its pattern with."""
-        return sum(a.nbytes for a in (self.deviation, self.default, self.scale, self.base) if a is not None)
 
     def toarray(self):
         """T as a dense (n_features, n_classes) float64 array."""

@@ -148,11 +148,11 @@ class _CountNB(_BaseDiscreteNB):
         class_count, counts = stats["class_count_"], stats["_feature_counts"]
         if isinstance(counts, SparseCounts):
             if self._has_compact_table() and fits_compact(
-                    counts.nnz + X.nnz, counts.n_classes, counts.n_features, counting=True):
+                    counts.nnz + counts.n_pending + X.nnz, counts.n_classes, counts.n_features, counting=True):
                 count_classes(y_index, sample_weight, class_count)
                 stats["_feature_counts"] = counts.add(X, y_index, sample_weight, binarize=binarize, threshold=threshold)
                 return
-            counts = stats["_feature_counts"] = counts.toarray()
+            counts = stats["_feature_counts"] = counts.settled().toarray()
         accumulate_class_counts(X, y_index, sample_weight, class_count, counts, binarize=binarize, threshold=threshold)
 
     def _current_stats(self):
@@ -163,7 +163,7 @@ class _CountNB(_BaseDiscreteNB):
 
     @classmethod
     def _merge_stats(cls, models):
-        counts = [model._feature_counts for model in models]
+        counts = [model._counts() for model in models]
         if all(isinstance(c, SparseCounts) for c in counts):
             merged = SparseCounts.sum(counts)
         else:
@@ -176,9 +176,12 @@ class _CountNB(_BaseDiscreteNB):
         # The tables are derived on first use, from the parameters of this moment.
         self._table_params = self._table_parameters(alpha)
         counts = self._feature_counts
-        if isinstance(counts, SparseCounts) and not (
-                self._has_compact_table() and fits_compact(counts.nnz, counts.n_classes, counts.n_features)):
-            self._feature_counts = counts.toarray()
+        if isinstance(counts, SparseCounts) and not (self._has_compact_table() and fits_compact(
+                counts.nnz + counts.n_pending, counts.n_classes, counts.n_features)):  # perhaps too dense: count
+            counts = counts.settled()
+            if not (self._has_compact_table() and fits_compact(counts.nnz, counts.n_classes, counts.n_features)):
+                counts = counts.toarray()
+            self._feature_counts = counts
         self._statistics_changed()
 
     def _table_parameters(self, alpha):
@@ -195,7 +198,17 @@ class _CountNB(_BaseDiscreteNB):
         self._forget_derived()
 
     def _build_tables(self):
+        if isinstance(self._feature_counts, SparseCounts):  # fit had every batch at once: nothing to defer
+            self._feature_counts = self._feature_counts.settled()
         self._scoring_terms()
+
+    def _counts(self):
+        """The statistics with every batch added: a compact model's pending entries are settled on first use
+        (and kept with the derived tables)."""
+        counts = self._feature_counts
+        if isinstance(counts, SparseCounts) and counts.pending:
+            return self._derived("settled", counts.settled)
+        return counts
 
     def _is_compact(self):
         return isinstance(vars(self).get("_feature_counts"), SparseCounts) and \
@@ -209,7 +222,7 @@ class _CountNB(_BaseDiscreteNB):
         """(table, bias without the prior): the table dense (n_features, n_classes) or a CompactTable."""
         def build():
             if self._is_compact():
-                return self._compact_terms(self._feature_counts, self._params_for_tables())
+                return self._compact_terms(self._counts(), self._params_for_tables())
             return self._dense_terms(self._log_prob_table)
 
         return self._derived("scoring", build)
@@ -224,7 +237,7 @@ class _CountNB(_BaseDiscreteNB):
         override = vars(self).get("_log_prob_override")
         if override is not None:
             return override
-        counts = self._feature_counts
+        counts = self._counts()
         dense = counts.toarray if isinstance(counts, SparseCounts) else (lambda: counts)
         return self._derived("log_prob", lambda: self._dense_log_table(dense(), self._params_for_tables()))
 
@@ -264,9 +277,9 @@ class _CountNB(_BaseDiscreteNB):
         materialized on first access and kept until the model changes: it is
         never needed to fit or predict.
         """
-        counts = vars(self).get("_feature_counts")
-        if counts is None:
+        if "_feature_counts" not in vars(self):
             raise self._missing("feature_count_")
+        counts = self._counts()
         if isinstance(counts, SparseCounts):
             def materialize():
                 dense = counts.toarray()
@@ -287,10 +300,9 @@ class _CountNB(_BaseDiscreteNB):
     @property
     def _sparse_feature_count(self):
         """The compact counts as ``(indptr, classes, values)`` (what a model file of format version 2 stores)."""
-        counts = vars(self).get("_feature_counts")
-        if not isinstance(counts, SparseCounts):
+        if not isinstance(vars(self).get("_feature_counts"), SparseCounts):
             raise self._missing("_sparse_feature_count")
-        return counts.arrays()
+        return self._counts().arrays()
 
     @_sparse_feature_count.setter
     def _sparse_feature_count(self, arrays):
@@ -607,9 +619,9 @@ class ComplementNB(_CountNB):
         assigned = vars(self).get("_feature_all")
         if assigned is not None:
             return assigned
-        counts = vars(self).get("_feature_counts")
-        if counts is None:
+        if "_feature_counts" not in vars(self):
             raise self._missing("feature_all_")
+        counts = self._counts()
         if isinstance(counts, SparseCounts):
             return self._derived("feature_all", counts.feature_totals)
         return self._derived("feature_all", lambda: counts.sum(axis=0))

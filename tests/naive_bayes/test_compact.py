@@ -284,3 +284,34 @@ def test_compact_table_toarray():
                          np.array([2.0, 1.0]), np.array([0.5, 0.0, 1.0]))
     expected = np.array([[-1.0 + 1.0 + 1.0, -2.0 + 0.5], [-1.0, -2.0], [-1.0 + 2.0 + 2.0, -2.0 + 1.0 + 3.0]])
     np.testing.assert_array_equal(table.toarray(), expected)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_many_small_batches_are_deferred(name, corpus, tmp_path):
+    """Small batches wait (pending) and are added together, in order: the counts are bit-identical."""
+    X, y, X_test = corpus
+    weight = np.random.default_rng(8).uniform(0.5, 2, size=X.shape[0])
+    models, seen_pending = {}, False
+    for kind in ("dense", "compact"):
+        with represented(kind):
+            model = getattr(nbfast, name)()
+            for start in range(0, 600, 10):
+                model.partial_fit(X[start:start + 10], y[start:start + 10], classes=np.arange(7),
+                                  sample_weight=weight[start:start + 10])
+                if kind == "compact":
+                    seen_pending |= bool(model._feature_counts.pending)
+                    if start == 300:  # predicting in between settles a copy, not the model
+                        np.testing.assert_array_equal(model.feature_count_, models["dense-at-300"].feature_count_)
+                elif start == 300:
+                    models["dense-at-300"] = pickle.loads(pickle.dumps(model))
+            models[kind] = model
+    compact, dense = models["compact"], models["dense"]
+    assert seen_pending and compact._is_compact()
+    np.testing.assert_array_equal(compact.feature_count_, dense.feature_count_)
+    assert_same_predictions(compact, dense, X_test)
+    nbfast.save(compact, tmp_path / "model.nbf")
+    loaded = nbfast.load(tmp_path / "model.nbf")
+    np.testing.assert_array_equal(loaded.predict_proba(X_test), compact.predict_proba(X_test))
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(compact)).predict_proba(X_test),
+                                  compact.predict_proba(X_test))
+    assert_same_predictions(nbfast.merge([compact, compact]), nbfast.merge([dense, dense]), X_test)
