@@ -7,12 +7,13 @@ order, compensated too: they are accurate to a few units in the last place
 whatever the number of features (a plain running sum of 2^20 terms is not),
 and bit-identical for any number of threads.
 """
-from cython.parallel cimport prange
+from cython.parallel cimport parallel, prange
 from libc.math cimport exp, fabs, isfinite, log, log1p
+from libc.stdlib cimport free, malloc
 
 import numpy as np
 
-from nbfast._kernels._math cimport kahan_add
+from nbfast._kernels._math cimport EXP_FAST_MIN, exp_fast, kahan_add, log_fast_valid, log_minus
 
 cdef enum:
     FEATURE_BLOCK = 512
@@ -58,16 +59,27 @@ def smoothed_log_table(
     cdef Py_ssize_t b, j, c, end
     cdef bint per_feature = alpha.shape[0] > 1
     cdef bint shift_per_feature = per_feature and alpha_weight != 0
-    cdef double shift
-    with nogil:
-        for b in prange(n_blocks(n_features), schedule="static", num_threads=n_threads):
+    cdef bint fast
+    cdef double value
+    shifts_array = np.log(np.asarray(denominator) + alpha_weight * alpha[0])
+    cdef double[::1] shifts = shifts_array
+    cdef double *row_shifts
+    with nogil, parallel(num_threads=n_threads):
+        row_shifts = <double *> malloc(n_classes * sizeof(double))
+        for b in prange(n_blocks(n_features), schedule="static"):
             end = min((b + 1) * FEATURE_BLOCK, n_features)
-            for c in range(n_classes):
-                shift = log(denominator[c] + alpha_weight * alpha[0])
+            fast = True
+            for c in range(n_classes):  # the block transposed: counts' rows read in order
                 for j in range(b * FEATURE_BLOCK, end):
-                    if shift_per_feature:
-                        shift = log(denominator[c] + alpha_weight * alpha[j])
-                    out[j, c] = log(counts[c, j] + alpha[j if per_feature else 0]) - shift
+                    value = counts[c, j] + alpha[j if per_feature else 0]
+                    fast = fast and log_fast_valid(value)
+                    out[j, c] = value
+            for j in range(b * FEATURE_BLOCK, end):
+                if shift_per_feature:
+                    for c in range(n_classes):
+                        row_shifts[c] = log(denominator[c] + alpha_weight * alpha[j])
+                log_minus(&out[j, 0], row_shifts if shift_per_feature else &shifts[0], n_classes, fast)
+        free(row_shifts)
 
 
 def column_sums(const double[:, ::1] table, int terms, int n_threads, double[:, ::1] out=None):
@@ -78,26 +90,33 @@ def column_sums(const double[:, ::1] table, int terms, int n_threads, double[:, 
     """
     cdef Py_ssize_t n_features = table.shape[0], n_classes = table.shape[1]
     cdef Py_ssize_t b, j, c, end
-    cdef double value
+    cdef double *row
     partial_array = np.zeros((n_blocks(n_features), n_classes))
     compensation_array = np.zeros((n_blocks(n_features), n_classes))
     cdef double[:, ::1] partial = partial_array
     cdef double[:, ::1] compensation = compensation_array
     if terms == LOG_COMPLEMENTS and (out is None or out.shape[0] != n_features or out.shape[1] != n_classes):
         raise ValueError("LOG_COMPLEMENTS needs an output table of the table's shape.")
-    with nogil:
-        for b in prange(n_blocks(n_features), schedule="static", num_threads=n_threads):
+    with nogil, parallel(num_threads=n_threads):
+        row = <double *> malloc(n_classes * sizeof(double))
+        for b in prange(n_blocks(n_features), schedule="static"):
             end = min((b + 1) * FEATURE_BLOCK, n_features)
             for j in range(b * FEATURE_BLOCK, end):
+                if terms == VALUES:
+                    for c in range(n_classes):
+                        row[c] = table[j, c]
+                else:
+                    for c in range(n_classes):  # no call, no branch: vectorizes
+                        row[c] = exp_fast(table[j, c])
+                    for c in range(n_classes):
+                        if not (table[j, c] >= EXP_FAST_MIN and table[j, c] <= 0.0):  # out of exp_fast's range
+                            row[c] = exp(table[j, c])
+                        if terms == LOG_COMPLEMENTS:
+                            row[c] = log1p(-row[c])
+                            out[j, c] = table[j, c] - row[c]
                 for c in range(n_classes):
-                    if terms == VALUES:
-                        value = table[j, c]
-                    elif terms == EXPONENTIALS:
-                        value = exp(table[j, c])
-                    else:
-                        value = log1p(-exp(table[j, c]))
-                        out[j, c] = table[j, c] - value
-                    kahan_add(&partial[b, c], &compensation[b, c], value)
+                    kahan_add(&partial[b, c], &compensation[b, c], row[c])
+        free(row)
     return combine_blocks(partial, compensation)
 
 
@@ -117,6 +136,7 @@ def complement_table(
     cdef Py_ssize_t n_classes = counts.shape[0], n_features = counts.shape[1]
     cdef Py_ssize_t b, j, c, end
     cdef bint per_feature = alpha.shape[0] > 1
+    cdef bint fast
     cdef double a
     with nogil:
         for b in prange(n_blocks(n_features), schedule="static", num_threads=n_threads):
@@ -127,10 +147,17 @@ def complement_table(
                     out[j, c] = feature_all[j] + a - counts[c, j]
     cdef double[::1] totals = column_sums(out, VALUES, n_threads)
     cdef double[::1] norms = totals
+    cdef double[::1] zeros = np.zeros(n_classes)
     with nogil:
-        for j in prange(n_features, schedule="static", num_threads=n_threads):
-            for c in range(n_classes):
-                out[j, c] = log(out[j, c] / totals[c])
+        for b in prange(n_blocks(n_features), schedule="static", num_threads=n_threads):
+            end = min((b + 1) * FEATURE_BLOCK, n_features)
+            fast = True
+            for j in range(b * FEATURE_BLOCK, end):
+                for c in range(n_classes):
+                    out[j, c] = out[j, c] / totals[c]
+                    fast = fast and log_fast_valid(out[j, c])
+            for j in range(b * FEATURE_BLOCK, end):
+                log_minus(&out[j, 0], &zeros[0], n_classes, fast)
     if norm:
         norms = column_sums(out, VALUES, n_threads)
     with nogil:
