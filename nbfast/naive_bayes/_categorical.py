@@ -15,6 +15,13 @@ Layout: feature j owns ``n_categories_[j] + 1`` consecutive columns, its
 categories then one "unseen" slot.  The slot holds a zero count, so smoothing
 gives it alpha / (N_c + alpha * n_categories_[j]): the probability of a
 category never seen in training (scikit-learn raises IndexError there).
+
+Compact form (many features, few nonzero categories: see
+:mod:`nbfast.naive_bayes._compact`): only the counts of categories v > 0 are
+kept, by column, and category 0's follow from them, N_c0j = N_c - sum_v>0
+N_cjv.  Where class c never saw feature j nonzero, every delta of feature j is
+log(alpha) - log(N_c + alpha): a per-class default; the other (feature, class)
+pairs store the deltas of the feature's categories.
 """
 
 import numbers
@@ -24,10 +31,13 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 
 from nbfast._kernels.categories import category_columns, count_bad_codes
+from nbfast._kernels import tables
+from nbfast._kernels.compact import pointer_array, sum_by_class
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
 from nbfast.naive_bayes._base import _BaseNB
-from nbfast.naive_bayes._discrete import _BaseDiscreteNB, accumulate_class_counts
+from nbfast.naive_bayes._compact import CompactTable, SparseCounts, fits_compact
+from nbfast.naive_bayes._discrete import _BaseDiscreteNB, accumulate_class_counts, count_classes
 
 # Category codes must fit an int64 exactly once converted from float.
 _MAX_CODE = 2.0**53
@@ -45,6 +55,23 @@ def _seen_columns(n_categories):
     feature = np.repeat(np.arange(len(n_categories)), n_categories)
     category = np.arange(feature.shape[0]) - np.repeat(np.cumsum(n_categories) - n_categories, n_categories)
     return feature, category, _starts(n_categories)[feature] + category
+
+
+def _moved_columns(counts, old, new):
+    """Compact counts of the category columns of layout ``old`` (n_categories) moved to layout ``new``."""
+    counts = counts.settled()
+    feature, category, old_columns = _seen_columns(old)
+    per_column = np.zeros(int(np.sum(new + 1)) + 1, dtype=np.int64)  # the slots hold nothing
+    per_column[_starts(new)[feature] + category + 1] = np.diff(counts.indptr)[old_columns]
+    return SparseCounts(pointer_array(np.cumsum(per_column)), counts.classes, counts.values, counts.n_classes)
+
+
+def _dense_counts(counts, class_count, n_categories):
+    """Stacked dense counts (n_classes, columns) of compact ones: category 0's are N_c - sum_v>0 N_cjv."""
+    dense = counts.toarray()
+    starts = _starts(n_categories)
+    dense[:, starts] = np.maximum(class_count[:, None] - np.add.reduceat(dense, starts, axis=1), 0.0)
+    return dense
 
 
 def _csr(data, indices, indptr, shape):
@@ -126,6 +153,9 @@ class CategoricalNB(_BaseDiscreteNB):
     _fitted_attributes = (
         "classes_", "n_features_in_", "class_count_", "n_categories_", "category_count_",
         "class_log_prior_", "feature_log_prob_",
+    )
+    _compact_attributes = (
+        "classes_", "n_features_in_", "class_count_", "n_categories_", "_sparse_category_count", "class_log_prior_",
     )
 
     def __init__(
@@ -213,27 +243,41 @@ class CategoricalNB(_BaseDiscreteNB):
         """Statistics of the union of the models' data (for nbfast.merge): shards may
         have seen different numbers of categories, so counts are padded, then summed."""
         n_categories = np.max([m.n_categories_ for m in models], axis=0)
+        if all(m._is_compact() for m in models):
+            return {
+                "n_categories_": n_categories,
+                "class_count_": np.sum([m.class_count_ for m in models], axis=0),
+                "_category_counts": SparseCounts.sum(
+                    [_moved_columns(m._category_counts, m.n_categories_, n_categories) for m in models]),
+            }
         counts = [np.zeros((len(models[0].classes_), n)) for n in n_categories]
         for model in models:
             for total, block in zip(counts, model.category_count_):
                 total[:, : block.shape[1]] += block
+        stacked = np.zeros((len(models[0].classes_), int(np.sum(n_categories + 1))))
+        stacked[:, _seen_columns(n_categories)[2]] = np.hstack(counts)
         return {
             "n_categories_": n_categories,
             "class_count_": np.sum([m.class_count_ for m in models], axis=0),
-            "category_count_": counts,
+            "_category_counts": stacked,
         }
 
     def _init_stats(self, n_classes, n_features):
         return {
             "class_count_": np.zeros(n_classes),
             "n_categories_": np.zeros(n_features, dtype=np.int64),
-            "_category_counts": np.zeros((n_classes, n_features)),  # only the unseen slots so far
+            "_category_counts": SparseCounts.empty(n_classes, n_features),  # only the unseen slots so far
         }
 
     def _current_stats(self):
-        stats = super()._current_stats()
-        stats["n_categories_"] = self.n_categories_
-        return stats
+        self.class_count_ = np.require(self.class_count_, dtype=np.float64, requirements=["C", "W"])
+        if not isinstance(self._category_counts, SparseCounts):
+            self._category_counts = np.require(self._category_counts, dtype=np.float64, requirements=["C", "W"])
+        return {"class_count_": self.class_count_, "_category_counts": self._category_counts,
+                "n_categories_": self.n_categories_}
+
+    def _has_compact_table(self):
+        return bool(self.alpha > 0 or not self.force_alpha)
 
     def _accumulate(self, stats, X, y_index, sample_weight):
         n_classes, n_features = stats["class_count_"].shape[0], X.shape[1]
@@ -243,6 +287,18 @@ class CategoricalNB(_BaseDiscreteNB):
         old = stats["n_categories_"]
         new = np.maximum(np.maximum(old, largest + 1), self._min_categories(n_features))
         counts = stats["_category_counts"]
+        if isinstance(counts, SparseCounts):
+            n_columns = int(np.sum(new + 1))
+            if self._has_compact_table() and fits_compact(
+                    counts.nnz + counts.n_pending + X.nnz, n_classes, n_columns, counting=True):
+                if not np.array_equal(old, new):
+                    counts = _moved_columns(counts, old, new)
+                # the categories v > 0 (category 0 follows from them and the class counts)
+                counts = counts.add(self._category_matrix(X, new), y_index, sample_weight, binarize=True)
+                count_classes(y_index, sample_weight, stats["class_count_"])
+                stats["n_categories_"], stats["_category_counts"] = new, counts
+                return
+            counts = _dense_counts(counts.settled(), stats["class_count_"], old)
         if not np.array_equal(old, new):  # move the counts to the wider layout
             feature, category, old_columns = _seen_columns(old)
             grown = np.zeros((n_classes, int(np.sum(new + 1))))
@@ -266,24 +322,137 @@ class CategoricalNB(_BaseDiscreteNB):
         """log((N_cjv + alpha) / (N_c + alpha * n_j)) in the stacked layout, slots included."""
         n_categories = self.n_categories_
         starts, slots = _starts(n_categories), _starts(n_categories) + n_categories
-        smoothed = self._category_counts + alpha
+        smoothed = self._dense_category_counts() + alpha
         smoothed[:, slots] = 0.0
-        log_denominator = np.log(np.add.reduceat(smoothed, starts, axis=1))
+        zero = smoothed[:, starts]
+        smoothed[:, starts] = 0.0
+        rest = np.add.reduceat(smoothed, starts, axis=1)  # sum over the categories v > 0
+        log_denominator = np.log(zero + rest)
         smoothed[:, slots] = alpha
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):
             np.log(smoothed, out=smoothed)
-        smoothed -= np.repeat(log_denominator, n_categories + 1, axis=1)
+            smoothed -= np.repeat(log_denominator, n_categories + 1, axis=1)
+            # category 0, usually most of the class: log(N_0 / (N_0 + rest)) without the cancellation of two
+            # close logs (the same rounding repeated over thousands of features would add up in the bias)
+            smoothed[:, starts] = -np.log1p(rest / zero)
         return smoothed
 
     def _update_feature_log_prob(self, alpha):
+        for name in ("_log_prob", "_delta_table", "_log_zero_sum", "_finite"):
+            vars(self).pop(name, None)
+        self._forget_derived()
+        counts, n_classes = self._category_counts, len(self.classes_)
+        if isinstance(counts, SparseCounts):
+            if self._has_compact_table() and fits_compact(counts.nnz + counts.n_pending, n_classes, counts.n_features):
+                self._table_alpha = alpha  # the tables are derived on first use
+                return
+            counts = self._category_counts = counts.settled()
+            if self._has_compact_table() and fits_compact(counts.nnz, n_classes, counts.n_features):
+                self._table_alpha = alpha
+                return
+            self._category_counts = _dense_counts(counts, self.class_count_, self.n_categories_)
         self._set_log_prob(self._smoothed_log_prob(alpha))
+
+    # ---------------------------------------------------------- compact form
+    def _is_compact(self):
+        return isinstance(vars(self).get("_category_counts"), SparseCounts) and "_log_prob" not in vars(self)
+
+    def _saved_attributes(self):
+        return self._compact_attributes if self._is_compact() else self._fitted_attributes
+
+    def _build_tables(self):
+        if self._is_compact():
+            self._category_counts = self._category_counts.settled()
+            self._linear_terms()
+
+    def _settled_counts(self):
+        counts = self._category_counts
+        return self._derived("settled", counts.settled) if counts.pending else counts
+
+    def _dense_category_counts(self):
+        """The stacked dense counts, materialized (and kept until the model changes) for a compact model."""
+        counts = self._category_counts
+        if not isinstance(counts, SparseCounts):
+            return counts
+        return self._derived("dense_counts", lambda: _dense_counts(self._settled_counts(), self.class_count_,
+                                                                    self.n_categories_))
+
+    def _table_alpha_now(self):
+        alpha = vars(self).get("_table_alpha")
+        return self._check_alpha(self.n_features_in_) if alpha is None else alpha
+
+    @property
+    def _sparse_category_count(self):
+        """The compact counts of categories v > 0, ``(indptr, classes, values)`` by stacked column."""
+        if not self._is_compact():
+            raise AttributeError("'CategoricalNB' object has no attribute '_sparse_category_count'")
+        return self._settled_counts().arrays()
+
+    @_sparse_category_count.setter
+    def _sparse_category_count(self, arrays):
+        if not self._has_compact_table():
+            raise ValueError(f"CategoricalNB with alpha={self.alpha!r} has no compact tables.")
+        n_categories = np.asarray(self.n_categories_)
+        if n_categories.shape != (self.n_features_in_,) or n_categories.dtype.kind not in "iu" or \
+                np.any(n_categories < 0):
+            raise ValueError(f"n_categories_ must be {self.n_features_in_} non-negative integers.")
+        self._category_counts = SparseCounts.from_arrays(arrays, len(self.classes_), int(np.sum(n_categories + 1)))
+        vars(self).pop("_table_alpha", None)
+        self._forget_derived()
+
+    def _compact_terms(self):
+        """(CompactTable over the stacked columns, bias without the prior) of a compact model.
+
+        delta[(j, v), c] = log(N_cjv + alpha) - log(N_c0j + alpha) for v >= 1 (the slot included);
+        where class c has no count in feature j (N_c0j = N_c), that is log(alpha) - log(N_c + alpha),
+        the default.  The bias is sum_j log p(x_j = 0 | c).
+        """
+        counts, alpha = self._settled_counts(), float(self._table_alpha_now())
+        n_categories, n_classes = self.n_categories_, counts.n_classes
+        starts = _starts(n_categories)
+        column_feature = np.repeat(np.arange(n_categories.shape[0]), n_categories + 1)
+        class_count = self.class_count_
+        log_all = np.log(class_count + alpha)
+        default = np.log(alpha) - log_all
+        # (feature, class) pairs with counts, in order, and their sums P_cj (so N_c0j = N_c - P_cj)
+        keys = column_feature[counts.features()] * n_classes + counts.classes
+        order = np.argsort(keys, kind="stable")
+        first = np.flatnonzero(np.r_[True, keys[order][1:] != keys[order][:-1]]) if keys.size else keys
+        present = np.add.reduceat(counts.values[order], first) if keys.size else counts.values
+        pair_feature, pair_class = np.divmod(keys[order][first], n_classes)
+        log_zero = np.log(np.maximum(class_count[pair_class] - present, 0.0) + alpha)
+        # bias: sum_j [log(N_c0j + alpha) - log(N_c + alpha n_j)], the n_j grouped by value, each term as
+        # [log(N_c + alpha) - log(N_c + alpha n_j)] (small, by log1p) + [log(N_c0j + alpha) - log(N_c + alpha)]
+        sizes, how_many = np.unique(n_categories, return_counts=True)
+        bias = -np.log1p(alpha * (sizes - 1.0) / (class_count[:, None] + alpha)) @ how_many
+        bias += sum_by_class(pair_class.astype(np.int32), log_zero - log_all[pair_class], n_classes)
+        # the table: each pair's classes on every category column v >= 1 of its feature
+        pairs_per_feature = np.bincount(pair_feature, minlength=n_categories.shape[0])
+        per_column = np.where(np.arange(column_feature.shape[0]) == starts[column_feature], 0,
+                              pairs_per_feature[column_feature])
+        indptr = np.zeros(per_column.shape[0] + 1, dtype=np.int64)
+        np.cumsum(per_column, out=indptr[1:])
+        entry_column = np.repeat(np.arange(per_column.shape[0]), per_column)
+        pair_start = np.cumsum(pairs_per_feature) - pairs_per_feature
+        pair = pair_start[column_feature[entry_column]] + np.arange(entry_column.shape[0]) - indptr[entry_column]
+        classes = pair_class[pair].astype(np.int32)
+        # N_cjv of each entry: found among the counts (sorted by column, then class), else 0
+        stored = counts.features().astype(np.int64) * n_classes + counts.classes
+        wanted = entry_column * n_classes + classes
+        at = np.minimum(np.searchsorted(stored, wanted), max(stored.shape[0] - 1, 0))
+        found = stored[at] == wanted if stored.size else np.zeros(wanted.shape, dtype=bool)
+        count = np.where(found, counts.values[at] if stored.size else 0.0, 0.0)
+        deviation = np.log(count + alpha) - log_zero[pair] - default[classes]
+        return CompactTable(pointer_array(indptr), classes, deviation, default), bias
 
     def _set_log_prob(self, log_prob):
         """Install the stacked log-probabilities and derive the scoring terms."""
         self._log_prob = log_prob
         n_categories = self.n_categories_
         log_zero = log_prob[:, _starts(n_categories)]
-        self._log_zero_sum = log_zero.sum(axis=1)
+        # a sum over every feature: compensated, so that it does not drift with many features
+        self._log_zero_sum = tables.column_sums(np.ascontiguousarray(log_zero.T), tables.Terms.VALUES,
+                                                effective_n_threads(log_zero.size))
         with np.errstate(invalid="ignore"):
             self._delta_table = np.ascontiguousarray((log_prob - np.repeat(log_zero, n_categories + 1, axis=1)).T)
         # alpha = 0 can leave log p = -inf, and -inf - (-inf) is NaN: scored separately.
@@ -302,33 +471,47 @@ class CategoricalNB(_BaseDiscreteNB):
 
     @property
     def category_count_(self):
-        """Weighted sample counts per class and category, one (n_classes, n_categories_[j]) array per feature."""
-        try:
-            return self._blocks(self._category_counts)
-        except AttributeError:
-            raise AttributeError("'CategoricalNB' object has no attribute 'category_count_'") from None
+        """Weighted sample counts per class and category, one (n_classes, n_categories_[j]) array per feature.
+
+        Of a compact model, materialized on first access (and kept until the model changes).
+        """
+        if "_category_counts" not in vars(self):
+            raise AttributeError("'CategoricalNB' object has no attribute 'category_count_'")
+        return self._blocks(self._dense_category_counts())
 
     @category_count_.setter
     def category_count_(self, value):
+        if self._is_compact():  # as in scikit-learn, the parameters stay those of the last fit
+            self._set_log_prob(self._smoothed_log_prob(self._table_alpha_now()))
         n_classes = np.shape(value[0])[0]
         self._category_counts = self._stacked(value, np.zeros((n_classes, int(np.sum(self.n_categories_ + 1)))))
+        self._forget_derived()
 
     @property
     def feature_log_prob_(self):
-        """log P(x_j = v | y), one (n_classes, n_categories_[j]) array per feature."""
-        try:
+        """log P(x_j = v | y), one (n_classes, n_categories_[j]) array per feature.
+
+        Of a compact model, materialized on first access (and kept until the model changes).
+        """
+        if "_log_prob" in vars(self):
             return self._blocks(self._log_prob)
-        except AttributeError:
-            raise AttributeError("'CategoricalNB' object has no attribute 'feature_log_prob_'") from None
+        if not self._is_compact():
+            raise AttributeError("'CategoricalNB' object has no attribute 'feature_log_prob_'")
+        return self._blocks(self._derived("log_prob", lambda: self._smoothed_log_prob(self._table_alpha_now())))
 
     @feature_log_prob_.setter
     def feature_log_prob_(self, value):
         # The unseen slots are derived from the counts and alpha.
         self._set_log_prob(self._stacked(value, self._smoothed_log_prob(self._check_alpha(self.n_features_in_))))
+        self._forget_derived()
 
     # ---------------------------------------------------------- scoring
     def _validate_fitted(self):
         _BaseNB._validate_fitted(self)  # its table has a row per category, not per feature
+        counts, n_columns = self._category_counts, int(np.sum(np.asarray(self.n_categories_) + 1))
+        shape = (counts.n_classes, counts.n_features) if isinstance(counts, SparseCounts) else np.shape(counts)
+        if shape != (len(self.classes_), n_columns):
+            raise ValueError(f"the category counts have shape {shape}, expected {(len(self.classes_), n_columns)}.")
 
     def _linear_export(self):
         raise TypeError(
@@ -337,11 +520,14 @@ class CategoricalNB(_BaseDiscreteNB):
         )
 
     def _linear_terms(self):
+        if self._is_compact():
+            table, bias = self._derived("scoring", self._compact_terms)
+            return table, self.class_log_prior_ + bias, False, 0.0
         return self._delta_table, self.class_log_prior_ + self._log_zero_sum, False, 0.0
 
     def _score(self, X, mode):
         categories = self._category_matrix(X, self.n_categories_)
-        if self._finite:
+        if self._is_compact() or self._finite:
             return super()._score(categories, mode)
         return self._score_with_impossible_categories(categories, mode)
 

@@ -1,4 +1,5 @@
-"""The compact representation of the count models: statistics and scoring tables that cost what the data holds.
+"""The compact representation of the count models (MultinomialNB, BernoulliNB, ComplementNB, PoissonNB and
+CategoricalNB): statistics and scoring tables that cost what the data holds.
 
 With a large vocabulary (hashed text: 2^20 features) and a modest corpus, most
 (class, feature) pairs never occur: their count is zero, and every zero count

@@ -315,3 +315,74 @@ def test_many_small_batches_are_deferred(name, corpus, tmp_path):
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(compact)).predict_proba(X_test),
                                   compact.predict_proba(X_test))
     assert_same_predictions(nbfast.merge([compact, compact]), nbfast.merge([dense, dense]), X_test)
+
+
+# ----------------------------------------------------------------------- CategoricalNB
+@pytest.fixture(scope="module")
+def categories():
+    """Word counts as categories: 3,000 features, mostly category 0 (sparse), up to 6 before clipping."""
+    X, y = make_documents(700, 3_000, 6, mean_length=25, class_separation=0.3, random_state=12)
+    X.data = np.minimum(X.data, 6)
+    return X[:500], y[:500], X[500:]
+
+
+def assert_same_categorical(compact, dense, X_test, tolerance=TOLERANCE):
+    assert compact._is_compact() and not dense._is_compact()
+    np.testing.assert_array_equal(compact.n_categories_, dense.n_categories_)
+    for name in ("category_count_", "feature_log_prob_"):
+        for a, b in zip(getattr(compact, name), getattr(dense, name)):
+            np.testing.assert_allclose(a, b, rtol=tolerance, atol=tolerance, err_msg=name)
+    assert_same_predictions(compact, dense, X_test, tolerance)
+
+
+@pytest.mark.parametrize("params", [{}, {"max_categories": 3}, {"alpha": 0.2, "min_categories": 4},
+                                    {"fit_prior": False, "max_categories": 5}],
+                         ids=["default", "max3", "min4", "no-prior"])
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def test_categorical_compact_matches_dense(params, weighted, categories):
+    X, y, X_test = categories
+    weight = np.random.default_rng(4).uniform(0.2, 3, size=X.shape[0]) if weighted else None
+    compact, dense = fit_both("CategoricalNB", params, X, y, sample_weight=weight)
+    assert_same_categorical(compact, dense, X_test)
+    X_unseen = X_test.copy()
+    X_unseen.data = X_unseen.data + 7  # categories never seen in training
+    assert_same_predictions(compact, dense, X_unseen)
+
+
+def test_categorical_partial_fit_merge_and_files(categories, tmp_path):
+    X, y, X_test = categories
+    bounds = [0, 3, 60, 61, 250, 500]  # the first batches see few categories: the layout grows
+    models = {}
+    for kind in ("compact", "dense"):
+        with represented(kind):
+            model = nbfast.CategoricalNB(alpha=0.5)
+            for a, b in zip(bounds[:-1], bounds[1:]):
+                model.partial_fit(X[a:b], y[a:b], classes=np.arange(6))
+            shards = [nbfast.CategoricalNB(alpha=0.5).partial_fit(X[a:b], y[a:b], classes=np.arange(6))
+                      for a, b in ((0, 100), (100, 500))]
+            models[kind] = (model, nbfast.merge(shards))
+    for compact, dense in zip(models["compact"], models["dense"]):
+        assert_same_categorical(compact, dense, X_test)
+    compact = models["compact"][0]
+    nbfast.save(compact, tmp_path / "model.nbf")
+    loaded = nbfast.load(tmp_path / "model.nbf")
+    assert loaded._is_compact()
+    np.testing.assert_array_equal(loaded.predict_proba(X_test), compact.predict_proba(X_test))
+    restored = pickle.loads(pickle.dumps(compact))
+    np.testing.assert_array_equal(restored.predict_proba(X_test), compact.predict_proba(X_test))
+    mixed = nbfast.merge([models["compact"][1], models["dense"][1]])  # a compact and a dense model
+    assert_same_predictions(mixed, nbfast.merge([models["dense"][1], models["dense"][1]]), X_test)
+
+
+def test_categorical_automatic_choice_and_threads(categories, n_threads_limit):
+    X, y, X_test = categories
+    assert nbfast.CategoricalNB(max_categories=4).fit(X, y)._is_compact()
+    assert not nbfast.CategoricalNB().fit(X[:, :20].toarray(), y)._is_compact()
+    assert not nbfast.CategoricalNB(alpha=0.0).fit(X, y)._is_compact()
+    results = []
+    for n in (1, 2):
+        with n_threads_limit(n):
+            model = nbfast.CategoricalNB(max_categories=4).fit(X, y)
+            results.append((model.predict_proba(X_test), model.predict_joint_log_proba(X_test)))
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
