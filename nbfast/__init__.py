@@ -3,6 +3,22 @@
 Drop-in replacements for scikit-learn's ``sklearn.naive_bayes`` estimators,
 computed by OpenMP Cython kernels directly on scipy CSR matrices, and the
 decision layer, persistence and scale tools built on them.
+
+The package is layered, one layer a folder or module, and imports only go
+down (``tests/test_architecture.py`` checks it, function-level imports
+included, and that no import circle exists).  From the bottom up:
+
+1. ``_version``, ``_compat`` (every optional dependency), ``_kernels`` (Cython);
+2. ``_validation``: the one gate before the kernels;
+3. ``naive_bayes`` (the estimators, their contract in ``naive_bayes/_base.py``
+   and the registry ``naive_bayes.ESTIMATORS``), ``text`` (vectorizers),
+   ``datasets``;
+4. operations on fitted models: ``decision``, ``linear``, ``merge``,
+   ``interop``, ``_patch``;
+5. ``persist`` (model files) and ``readers`` (chunked file readers);
+6. ``dask``;
+7. this module: the public names;
+8. ``cli``: the ``nbfast`` command, its benchmark harness under ``cli/bench``.
 """
 
 from nbfast._patch import patch_sklearn, unpatch_sklearn

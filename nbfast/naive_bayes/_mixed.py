@@ -14,7 +14,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from nbfast._compat import clone, optional
+from nbfast._compat import _BaseComposition, clone, optional
 from nbfast._kernels.scoring import Output
 from nbfast._validation import (
     _check_feature_names,
@@ -121,7 +121,7 @@ def _select(X, index):
     return X[:, columns]
 
 
-class MixedNB(_BaseNB):
+class MixedNB(_BaseComposition, _BaseNB):
     """Naive Bayes over heterogeneous columns, one part per column group.
 
     In the style of scikit-learn's ColumnTransformer: each part is
@@ -229,12 +229,17 @@ class MixedNB(_BaseNB):
             raise ValueError(f"Part names must be unique; got {names}.")
         return parts
 
-    def _named_params(self):
-        """(name, estimator) of the parts, or [] while ``estimators`` is not a list of parts."""
+    @property
+    def _estimators(self):
+        """(name, estimator) of the parts, for the nested parameters; ``estimators`` itself when it is not parts."""
         try:
-            return [(name, estimator) for name, estimator, _ in (self.estimators or ())]
+            return [(name, estimator) for name, estimator, _ in self.estimators]
         except (TypeError, ValueError):
-            return []
+            return self.estimators
+
+    @_estimators.setter
+    def _estimators(self, value):
+        self.estimators = [(name, estimator, columns) for (name, estimator), (_, _, columns) in zip(value, self.estimators)]
 
     def _child_estimators(self):
         """The fitted parts as (name, estimator), in the order of ``estimators_``.
@@ -253,26 +258,11 @@ class MixedNB(_BaseNB):
 
     def get_params(self, deep=True):
         """Parameters of MixedNB and, with ``deep``, of its parts as ``name__param``."""
-        params = super().get_params(deep=False)
-        if deep:
-            for name, estimator in self._named_params():
-                params[name] = estimator
-                params.update({f"{name}__{k}": v for k, v in estimator.get_params(deep=True).items()})
-        return params
+        return self._get_params("_estimators", deep=deep)
 
     def set_params(self, **params):
         """Set parameters; a part is replaced by ``name=estimator`` and tuned by ``name__param=value``."""
-        if "estimators" in params:
-            self.estimators = params.pop("estimators")
-        replaced = {key: params.pop(key) for key in list(params) if key in dict(self._named_params())}
-        if replaced:
-            self.estimators = [(n, replaced.get(n, e), c) for n, e, c in self.estimators]
-        named = dict(self._named_params())
-        for key in list(params):
-            name, nested, param = key.partition("__")
-            if nested and name in named:
-                named[name].set_params(**{param: params.pop(key)})
-        return super().set_params(**params)
+        return self._set_params("_estimators", **params)
 
     # ----------------------------------------------------------- fitting
     def _check_X(self, X, reset):

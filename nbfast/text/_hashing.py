@@ -243,7 +243,8 @@ class HashingVectorizer(BaseEstimator):
             parts.append(sp.csr_matrix(batch(chunk)))
         if not parts:
             raise ValueError("Cannot vectorize empty sequence.")
-        return _as_configured_sparse(_stack_rows(parts, self.n_features))
+        # scipy keeps int32 indices while they fit, as the kernels do
+        return _as_configured_sparse(sp.vstack(parts, format="csr") if len(parts) > 1 else parts[0])
 
     def fit_transform(self, X, y=None):
         """Validate the parameters and transform X (see :meth:`transform`).
@@ -377,23 +378,6 @@ def _lowercase_table():
 def _check_not_string(X):
     if isinstance(X, str):
         raise ValueError("Iterable over raw text documents expected, string object received.")
-
-
-def _stack_rows(parts, n_features):
-    """Concatenate CSR batches row-wise, keeping int32 indices while they fit."""
-    if len(parts) == 1:
-        return parts[0]
-    nnz = sum(part.nnz for part in parts)
-    index_dtype = np.int32 if nnz <= INT32_MAX else np.int64
-    indptr = [np.zeros(1, dtype=index_dtype)]
-    offset = 0
-    for part in parts:
-        indptr.append(part.indptr[1:].astype(index_dtype) + offset)
-        offset += part.nnz
-    indices = np.concatenate([part.indices for part in parts]).astype(index_dtype, copy=False)
-    data = np.concatenate([part.data for part in parts])
-    n_samples = sum(part.shape[0] for part in parts)
-    return sp.csr_matrix((data, indices, np.concatenate(indptr)), shape=(n_samples, n_features), copy=False)
 
 
 def _as_configured_sparse(X):
