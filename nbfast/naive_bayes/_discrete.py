@@ -399,12 +399,15 @@ class ComplementNB(_BaseDiscreteNB):
         # Built in place in the scoring layout (n_features, n_classes): no other (C, D) temporary.
         weights = np.empty((self.feature_count_.shape[1], self.feature_count_.shape[0]))
         np.subtract((self.feature_all_ + alpha)[:, None], self.feature_count_.T, out=weights)
-        weights /= weights.sum(axis=0)
-        np.log(weights, out=weights)
-        if self.norm:
+        # Degenerate models divide 0 by 0 (one feature, or no counts outside a class with alpha=0): NaN weights,
+        # as scikit-learn computes them, without a warning from this library.
+        with np.errstate(divide="ignore", invalid="ignore"):
             weights /= weights.sum(axis=0)
-        else:
-            np.negative(weights, out=weights)
+            np.log(weights, out=weights)
+            if self.norm:
+                weights /= weights.sum(axis=0)
+            else:
+                np.negative(weights, out=weights)
         self._set_log_prob_table(weights)
 
     def _uses_class_prior(self):
