@@ -24,12 +24,18 @@ def add_input_arguments(parser):
                         help="format of every input (default: by extension, svmlight when unknown)")
     parser.add_argument("--chunk-size", type=int, default=10_000, metavar="N",
                         help="rows read and processed at a time: memory is bounded by one chunk (default 10000)")
-    parser.add_argument("--zero-based", action="store_true",
-                        help="feature indices in svmlight files start at 0 (default: at 1, as in libsvm)")
+    parser.add_argument("--zero-based", action="store_true", default=None,
+                        help="feature indices in svmlight files start at 0 (default: at 1, as in libsvm; for "
+                             "`predict`, as the model's training input was read)")
     parser.add_argument("--label-field", default="label", metavar="NAME",
                         help="JSONL field holding the label (default 'label')")
     parser.add_argument("--text-field", default="text", metavar="NAME",
                         help="JSONL field holding the document (default 'text')")
+
+
+def svmlight_inputs(args):
+    """The inputs read as svmlight / libsvm feature vectors."""
+    return [path for path in args.input if input_format(path, args.file_format) == "svmlight"]
 
 
 def text_inputs(args):
@@ -44,7 +50,7 @@ def read_blocks(args, progress, *, vectorizer=None, labels=True):
     ``labels=False`` reads no JSONL label field.
     """
     fields = (args.label_field if labels else None, args.text_field)
-    blocks = iter_blocks(args.input, args.chunk_size, zero_based=args.zero_based, file_format=args.file_format,
+    blocks = iter_blocks(args.input, args.chunk_size, zero_based=bool(args.zero_based), file_format=args.file_format,
                          vectorizer=vectorizer, fields=fields)
     for block in prefetch(blocks):
         progress.update(block)

@@ -75,6 +75,6 @@ def run(args):
         print("\n(first predict: a fitted model's first call, which builds nbfast's float32 scoring table once.)")
     else:
         print("\n(install scikit-learn to see its figures beside these: pip install 'nbfast[sklearn]')")
-    print(f"This is a small corpus on this machine; `nbfast bench` measures every estimator and operation against "
-          f"scikit-learn at 1,000,000 documents, with memory and agreement.")
+    print("This is a small corpus on this machine; `nbfast bench` measures every estimator and operation against "
+          "scikit-learn at 1,000,000 documents, with memory and agreement.")
     return 0

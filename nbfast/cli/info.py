@@ -22,6 +22,8 @@ def run(args):
     print(f"classes ({len(classes)}):    " + shown)
     print(f"features:       {info['n_features_in']}" + (" (named)" if info["has_feature_names"] else ""))
     print(f"arrays:         {info['n_arrays']}, {info['data_nbytes']:,} bytes")
+    if info["training_input"] is not None:
+        print(f"trained on:     {info['training_input']}")
     if info["vectorizer"] is not None:
         print(f"vectorizer:     {info['vectorizer']}")
     return 0

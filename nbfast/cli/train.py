@@ -16,6 +16,7 @@ from nbfast.cli._input import (
     add_input_arguments,
     model_input,
     read_blocks,
+    svmlight_inputs,
     takes_sparse,
     text_inputs,
 )
@@ -115,7 +116,9 @@ def run(args):
         except ValueError as exc:
             first, last = block.row_numbers[0], block.row_numbers[-1]
             raise ValueError(f"{block.path} {block.unit}s {first}-{last}: {exc}") from None
-    save(estimator, args.output, vectorizer=vectorizer)
+    training_input = {"kind": "text" if vectorizer is not None else "vectors",
+                      "zero_based": bool(args.zero_based) if svmlight_inputs(args) else None}
+    save(estimator, args.output, vectorizer=vectorizer, training_input=training_input)
     progress.close(f"trained {type(estimator).__name__} ({len(classes)} classes, {n_features} features) "
                    f"-> {args.output}")
     return 0

@@ -34,12 +34,13 @@ from nbfast.persist._container import (
     _read_header,
 )
 from nbfast.persist._info import read_info
+from nbfast.persist._training_input import check_training_input_entry, training_input_entry
 from nbfast.persist._vectorizer import _rebuild_vectorizer, _vectorizer_spec
 
-__all__ = ["FORMAT_VERSION", "ModelFormatError", "load", "load_vectorizer", "read_info", "save"]
+__all__ = ["FORMAT_VERSION", "ModelFormatError", "load", "load_training_input", "load_vectorizer", "read_info", "save"]
 
 
-def save(model, path, *, vectorizer=None):
+def save(model, path, *, vectorizer=None, training_input=None):
     """Save a fitted nbfast estimator to a model file.
 
     The file holds only arrays and JSON (see :mod:`nbfast.persist`), is written
@@ -58,6 +59,11 @@ def save(model, path, *, vectorizer=None):
         its parameters (which must be JSON values: no callables) so that
         :func:`load_vectorizer` gives it back; its ``n_features`` must be the
         model's.
+    training_input : dict, default=None
+        How the training input was read: ``{"kind": "vectors" or "text",
+        "zero_based": True, False or None}`` (the index base of svmlight files,
+        None when none was read); :func:`load_training_input` gives it back and
+        ``nbfast predict`` reads new input the same way.
 
     Raises
     ------
@@ -72,6 +78,7 @@ def save(model, path, *, vectorizer=None):
     encoder = _Encoder()
     spec = encoder.model(model, type(model).__name__)
     vectorizer_entry = None if vectorizer is None else _vectorizer_spec(vectorizer, model.n_features_in_)
+    input_entry = None if training_input is None else training_input_entry(training_input)
     entries, position = [], 0
     for array, order in encoder.arrays:
         offset = _align(position)
@@ -93,6 +100,8 @@ def save(model, path, *, vectorizer=None):
     }
     if vectorizer_entry is not None:
         header["vectorizer"] = vectorizer_entry
+    if input_entry is not None:
+        header["training_input"] = input_entry
     raw = json.dumps(header, separators=(",", ":")).encode("utf-8")
     path = os.fspath(path)
     temporary = f"{path}.{os.getpid()}-{threading.get_ident()}.tmp"
@@ -192,3 +201,33 @@ def load_vectorizer(path):
         raise ModelFormatError(f"{path}: {exc}") from None
     except RecursionError:
         raise ModelFormatError(f"{path}: invalid vectorizer entry: nested too deeply.") from None
+
+
+def load_training_input(path):
+    """How the model's training input was read, as stored by ``save(..., training_input=...)``, or None.
+
+    Only the (checksummed) header is read.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A model file.
+
+    Returns
+    -------
+    training_input : dict or None
+        ``{"kind": "vectors" or "text", "zero_based": True, False or None}``;
+        None for files saved without it (``nbfast train`` always stores it).
+
+    Raises
+    ------
+    ModelFormatError
+        If the header is missing, corrupted or invalid, or the entry is malformed.
+    """
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            header, _ = _read_header(f)
+        return check_training_input_entry(header["training_input"]) if "training_input" in header else None
+    except ModelFormatError as exc:
+        raise ModelFormatError(f"{path}: {exc}") from None

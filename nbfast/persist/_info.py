@@ -3,6 +3,7 @@
 import os
 
 from nbfast.persist._container import ModelFormatError, _read_header
+from nbfast.persist._training_input import check_training_input_entry
 
 
 def _describe(value, entries):
@@ -34,6 +35,16 @@ def _describe_vectorizer(spec):
     return f"{spec['class']}(" + ", ".join(f"{k}={_describe(v, [])}" for k, v in spec["params"].items()) + ")"
 
 
+def _describe_training_input(entry):
+    if entry is None:
+        return None
+    entry = check_training_input_entry(entry)
+    if entry["kind"] == "text":
+        return "raw text"
+    base = {True: "zero-based", False: "one-based", None: None}[entry["zero_based"]]
+    return "feature vectors" + (f" (svmlight indices {base})" if base else "")
+
+
 def read_info(path):
     """Describe a model file from its header alone, without reading its arrays.
 
@@ -49,8 +60,9 @@ def read_info(path):
     info : dict
         ``format_version``, ``nbfast_version``, ``class``, ``params`` (name ->
         display string), ``classes`` (list), ``n_features_in``,
-        ``has_feature_names``, ``n_arrays``, ``data_nbytes`` and ``vectorizer``
-        (display string, None when the model has none).
+        ``has_feature_names``, ``n_arrays``, ``data_nbytes``, ``vectorizer``
+        (display string, None when the model has none) and ``training_input``
+        (how the training input was read, None when not recorded).
 
     Raises
     ------
@@ -73,6 +85,7 @@ def read_info(path):
             "n_arrays": len(entries),
             "data_nbytes": header["data_nbytes"],
             "vectorizer": _describe_vectorizer(header.get("vectorizer")),
+            "training_input": _describe_training_input(header.get("training_input")),
         }
     except ModelFormatError as exc:
         raise ModelFormatError(f"{path}: {exc}") from None
