@@ -190,17 +190,21 @@ def load_vectorizer(path):
     ModelFormatError
         If the header is missing, corrupted or invalid, or describes an invalid vectorizer.
     """
+    return _header_entry(path, "vectorizer",
+                         lambda entry, header: _rebuild_vectorizer(entry, header["summary"].get("n_features_in")))
+
+
+def _header_entry(path, key, decode):
+    """``decode(entry, header)`` of an optional header entry, None without it; only the header is read."""
     path = os.fspath(path)
     try:
         with open(path, "rb") as f:
             header, _ = _read_header(f)
-        if "vectorizer" not in header:
-            return None
-        return _rebuild_vectorizer(header["vectorizer"], header["summary"].get("n_features_in"))
+        return decode(header[key], header) if key in header else None
     except ModelFormatError as exc:
         raise ModelFormatError(f"{path}: {exc}") from None
     except RecursionError:
-        raise ModelFormatError(f"{path}: invalid vectorizer entry: nested too deeply.") from None
+        raise ModelFormatError(f"{path}: invalid {key} entry: nested too deeply.") from None
 
 
 def load_training_input(path):
@@ -224,10 +228,4 @@ def load_training_input(path):
     ModelFormatError
         If the header is missing, corrupted or invalid, or the entry is malformed.
     """
-    path = os.fspath(path)
-    try:
-        with open(path, "rb") as f:
-            header, _ = _read_header(f)
-        return check_training_input_entry(header["training_input"]) if "training_input" in header else None
-    except ModelFormatError as exc:
-        raise ModelFormatError(f"{path}: {exc}") from None
+    return _header_entry(path, "training_input", lambda entry, header: check_training_input_entry(entry))
