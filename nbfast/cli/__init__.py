@@ -26,20 +26,25 @@ COMMANDS = {
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(prog="nbfast", description="Fast Naive Bayes for count data.")
+    parser = argparse.ArgumentParser(prog="nbfast", description="Fast Naive Bayes for count data.", allow_abbrev=False)
     parser.add_argument("--version", action="version", version=f"nbfast {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, (module_name, help_text) in COMMANDS.items():
-        sub = subparsers.add_parser(name, help=help_text, description=help_text)
+        sub = subparsers.add_parser(name, help=help_text, description=help_text, allow_abbrev=False)
         module = importlib.import_module(module_name)
         module.add_arguments(sub)
-        sub.set_defaults(_run=module.run)
+        sub.set_defaults(_run=module.run, _parser=sub)
     return parser
 
 
 def main(argv=None):
     """Entry point of the ``nbfast`` console script."""
-    args = build_parser().parse_args(argv)
+    try:
+        args, unknown = build_parser().parse_known_args(argv)
+        if unknown:  # blamed on the subcommand, with its usage
+            args._parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    except SystemExit as exc:  # argparse has printed --help, --version, or the usage and the error (status 2)
+        return exc.code
     try:
         return args._run(args) or 0
     except USER_ERRORS as exc:

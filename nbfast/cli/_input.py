@@ -6,6 +6,7 @@ import sys
 import time
 
 from nbfast._compat import optional
+from nbfast.cli._errors import CommandError, positive_int
 from nbfast.naive_bayes import ESTIMATORS
 from nbfast.readers import FORMATS, input_format, iter_blocks, prefetch
 from nbfast.readers.text import TEXT_FORMATS
@@ -22,7 +23,7 @@ def add_input_arguments(parser):
                              "label<TAB>text (.tsv), JSON lines (.jsonl); .gz and .bz2 too")
     parser.add_argument("--format", choices=FORMATS, dest="file_format",
                         help="format of every input (default: by extension, svmlight when unknown)")
-    parser.add_argument("--chunk-size", type=int, default=10_000, metavar="N",
+    parser.add_argument("--chunk-size", type=positive_int, default=10_000, metavar="N",
                         help="rows read and processed at a time: memory is bounded by one chunk (default 10000)")
     parser.add_argument("--zero-based", action="store_true", default=None,
                         help="feature indices in svmlight files start at 0 (default: at 1, as in libsvm; for "
@@ -31,6 +32,19 @@ def add_input_arguments(parser):
                         help="JSONL field holding the label (default 'label')")
     parser.add_argument("--text-field", default="text", metavar="NAME",
                         help="JSONL field holding the document (default 'text')")
+
+
+def check_output(path, suffixes, what):
+    """Refuse an output path whose folder does not exist, or whose extension the command does not write.
+
+    ``suffixes`` are the extensions written ("" for none), ``what`` says what they are for the message.
+    """
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise CommandError(f"-o {path}: the folder {folder} does not exist")
+    suffix = os.path.splitext(str(path))[1].lower()
+    if suffix not in suffixes:
+        raise CommandError(f"-o {path}: {suffix} files are not written here; {what}")
 
 
 def svmlight_inputs(args):

@@ -6,15 +6,16 @@ import numpy as np
 
 from nbfast._compat import optional
 from nbfast._kernels.threads import effective_n_threads
+from nbfast.cli._errors import positive_int
 from nbfast.datasets import make_documents
 from nbfast.naive_bayes._discrete import MultinomialNB
 
 
 def add_arguments(parser):
-    parser.add_argument("--n-samples", type=int, default=200_000, help="documents in the corpus (default 200000)")
-    parser.add_argument("--n-features", type=int, default=2**16, help="vocabulary size (default 65536)")
-    parser.add_argument("--n-classes", type=int, default=20, help="number of classes (default 20)")
-    parser.add_argument("--repeats", type=int, default=3, help="timed runs per operation, median shown (default 3)")
+    parser.add_argument("--n-samples", type=positive_int, default=200_000, help="documents in the corpus (default 200000)")
+    parser.add_argument("--n-features", type=positive_int, default=2**16, help="vocabulary size (default 65536)")
+    parser.add_argument("--n-classes", type=positive_int, default=20, help="number of classes (default 20)")
+    parser.add_argument("--repeats", type=positive_int, default=3, help="timed runs per operation, median shown (default 3)")
     parser.add_argument("--seed", type=int, default=0, help="corpus seed (default 0)")
 
 
@@ -50,8 +51,6 @@ def _measure(cls, X_train, y_train, X_test, y_test, repeats):
 def run(args):
     if min(args.n_samples, args.n_features, args.n_classes) < 2:
         raise ValueError("--n-samples, --n-features and --n-classes must be at least 2")
-    if args.repeats < 1:
-        raise ValueError("--repeats must be at least 1")
     print(f"Generating {args.n_samples:,} documents x {args.n_features:,} words, {args.n_classes} classes ...")
     X, y = make_documents(args.n_samples, args.n_features, args.n_classes, random_state=args.seed)
     half = args.n_samples // 2

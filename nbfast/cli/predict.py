@@ -18,6 +18,7 @@ from nbfast.cli._errors import CommandError
 from nbfast.cli._input import (
     Progress,
     add_input_arguments,
+    check_output,
     model_input,
     read_blocks,
     svmlight_inputs,
@@ -126,6 +127,7 @@ def check_input_like_training(args, vectorizer, training_input):
 
 
 def run(args):
+    check_output(args.output, ("", ".csv", ".txt", ".npy"), "the output is CSV (.csv, .txt) or .npy")
     model = load(args.model)
     vectorizer = load_vectorizer(args.model)
     check_input_like_training(args, vectorizer, load_training_input(args.model))

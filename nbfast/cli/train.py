@@ -10,10 +10,12 @@ the model file, so ``nbfast predict`` vectorizes text the same way.
 
 import numpy as np
 
+from nbfast.cli._errors import non_negative_float, positive_int
 from nbfast.cli._input import (
     MODEL_KINDS,
     Progress,
     add_input_arguments,
+    check_output,
     model_input,
     read_blocks,
     svmlight_inputs,
@@ -32,10 +34,10 @@ def add_arguments(parser):
     parser.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file to write")
     parser.add_argument("--model", choices=list(MODEL_KINDS), default="multinomial",
                         help="Naive Bayes model (default multinomial)")
-    parser.add_argument("--n-features", type=int, metavar="D",
+    parser.add_argument("--n-features", type=positive_int, metavar="D",
                         help="number of features (default: the largest index seen in the input; "
                              f"{TEXT_N_FEATURES} hashed features for text)")
-    parser.add_argument("--alpha", type=float, metavar="A", help="smoothing (default: the estimator's)")
+    parser.add_argument("--alpha", type=non_negative_float, metavar="A", help="smoothing (default: the estimator's)")
     text = parser.add_argument_group("text input (stored in the model for `nbfast predict`)")
     text.add_argument("--ngram-max", type=int, choices=(1, 2), metavar="{1,2}",
                       help="words (1, the default) or words and word pairs (2) as features")
@@ -98,9 +100,8 @@ def scan(args):
 
 
 def run(args):
+    check_output(args.output, ("", ".nbf"), "a model file is written as .nbf (or without an extension)")
     estimator = make_estimator(args)
-    if args.n_features is not None and args.n_features < 1:
-        raise ValueError(f"--n-features must be at least 1, got {args.n_features}")
     vectorizer = make_vectorizer(args)
     if vectorizer is not None and not takes_sparse(estimator):
         raise ValueError(f"--model {args.model} needs dense input, too large for {vectorizer.n_features} hashed "

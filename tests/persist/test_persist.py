@@ -1,9 +1,7 @@
 """Model files: bit-identical round trips, a battery of bad files, a fuzz test, old files, pickle and info."""
 
 import copy
-import hashlib
 import io
-import json
 import mmap
 import os
 import pickle

@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nbfast
-from nbfast import _compat
 from nbfast._kernels import hashing
 from nbfast.text import HashingVectorizer
 from nbfast.text._hashing import _lowercase_table

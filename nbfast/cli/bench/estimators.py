@@ -144,13 +144,13 @@ def corpus_for(name, X):
 
 def _check_args(args):
     check_common_args(args, ESTIMATOR_DEFAULTS)
-    if args.batch_size < 1:
-        raise ValueError("--batch-size must be at least 1")
     available = ESTIMATORS
     names = list(available) if args.estimator == ["all"] else args.estimator
     unknown = [n for n in names if n not in available]
     if unknown:
         raise ValueError(f"unknown estimator(s) {unknown}; nbfast has {sorted(available)}")
+    if args.plot:
+        pyplot("--plot")  # before the benchmark runs: a missing matplotlib fails now, not after minutes
     return names
 
 
