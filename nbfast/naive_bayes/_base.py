@@ -81,8 +81,8 @@ def encode_labels(classes, y):
     if np.any(unknown):
         missing = np.unique(np.asarray(y)[unknown])
         raise ValueError(
-            f"y contains labels {missing[:10].tolist()} that are not in classes {classes.tolist()}; "
-            "pass every class in `classes=` on the first call to partial_fit."
+            f"The target label(s) {missing[:10].tolist()} in y do not exist in the initial classes "
+            f"{classes.tolist()}; pass every class in `classes=` on the first call to partial_fit."
         )
     return index.astype(np.intp, copy=False)
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import nbfast
+from conftest import NB_FAMILY, data_for, nb_estimator
 from nbfast.datasets import make_documents
 from nbfast.naive_bayes._base import encode_labels, single_precision_table, unique_classes
 
@@ -41,9 +42,18 @@ def test_encode_labels_with_known_classes_wider_than_y():
 
 @pytest.mark.parametrize("y", [np.array([1, 2, 3]), np.array([1, 2, 3]) * 10**12])
 def test_encode_labels_names_unknown_labels(y):
-    with pytest.raises(ValueError, match=r"labels \[3") as info:
+    with pytest.raises(ValueError, match=r"label\(s\) \[3") as info:
         encode_labels(y[:2], y)
-    assert "not in classes" in str(info.value)
+    assert "do not exist in the initial classes" in str(info.value)
+
+
+@pytest.mark.parametrize("name", NB_FAMILY)
+def test_partial_fit_names_unknown_labels_in_sklearns_words(name):
+    # scikit-learn's GaussianNB raises "The target label(s) [2] in y do not exist in the initial classes [0 1]",
+    # and its tests (and users' tests) match on those words.
+    X, y = data_for(name, n_classes=3)
+    with pytest.raises(ValueError, match=r"The target label\(s\) \[2\] in y do not exist in the initial classes"):
+        nb_estimator(name).partial_fit(X, y, classes=[0, 1])
 
 
 # ------------------------------------------------------- float32 scoring
