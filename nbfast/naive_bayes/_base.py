@@ -413,7 +413,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         Returns
         -------
         self : object
-            The fitted estimator.
+            The fitted estimator. A call that raises leaves it unchanged (scikit-learn's may
+            leave ``classes_`` of the failed call behind).
         """
         feature_names = _feature_names(X)
         X = self._check_X(X, reset=True)
