@@ -81,8 +81,8 @@ def encode_labels(classes, y):
     if np.any(unknown):
         missing = np.unique(np.asarray(y)[unknown])
         raise ValueError(
-            f"y contains labels {missing[:10].tolist()} that are not in classes {classes.tolist()}; "
-            "pass every class in `classes=` on the first call to partial_fit."
+            f"The target label(s) {missing[:10].tolist()} in y do not exist in the initial classes "
+            f"{classes.tolist()}; pass every class in `classes=` on the first call to partial_fit."
         )
     return index.astype(np.intp, copy=False)
 
@@ -413,7 +413,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         Returns
         -------
         self : object
-            The fitted estimator.
+            The fitted estimator. A call that raises leaves it unchanged (scikit-learn's may
+            leave ``classes_`` of the failed call behind).
         """
         feature_names = _feature_names(X)
         X = self._check_X(X, reset=True)

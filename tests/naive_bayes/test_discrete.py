@@ -269,3 +269,20 @@ def test_feature_names_from_dataframe():
     np.testing.assert_array_equal(model.feature_names_in_, frame.columns)
     with pytest.raises(ValueError, match="feature names should match"):
         model.predict(frame[frame.columns[::-1]])
+
+
+def test_alpha_vector_as_in_sklearns_test():
+    # The public checks of scikit-learn's test_alpha_vector (deselected in tests/sklearn_suite: it also
+    # calls the private _check_alpha()), error and warning wording included.
+    X, y = np.array([[1, 0], [1, 1]]), np.array([0, 1])
+    model = nbfast.MultinomialNB(alpha=np.array([1, 2]), force_alpha=False).partial_fit(X, y, classes=[0, 1])
+    np.testing.assert_allclose(model.feature_log_prob_, np.log([[1 / 2, 1 / 2], [2 / 5, 3 / 5]]))
+    np.testing.assert_allclose(model.predict_proba(X), [[5 / 9, 4 / 9], [25 / 49, 24 / 49]])
+    with pytest.raises(ValueError, match="All values in alpha must be greater than 0."):
+        nbfast.MultinomialNB(alpha=np.array([1.0, -0.1]), force_alpha=False).fit(X, y)
+    with pytest.warns(UserWarning, match="alpha too small will result in numeric errors, setting alpha = 1.0e-10"):
+        model = nbfast.MultinomialNB(alpha=np.array([0.5e-10, 0.5]), force_alpha=False).fit(X, y)
+    bounded = nbfast.MultinomialNB(alpha=np.array([1e-10, 0.5]), force_alpha=True).fit(X, y)
+    np.testing.assert_array_equal(model.feature_log_prob_, bounded.feature_log_prob_)
+    with pytest.raises(ValueError, match="When alpha is an array, it should contains `n_features`"):
+        nbfast.MultinomialNB(alpha=np.array([1.0, 2.0, 3.0]), force_alpha=False).fit(X, y)

@@ -253,7 +253,7 @@ def test_failing_partial_fit_leaves_the_model_unchanged():
     bad[0, 50] = np.nan  # the second part's columns: the first part must not be updated either
     with pytest.raises(ValueError, match="NaN"):
         model.partial_fit(bad, y[100:200])
-    with pytest.raises(ValueError, match="not in classes"):
+    with pytest.raises(ValueError, match="do not exist in the initial classes"):
         model.partial_fit(X[100:200], y[100:200] + 5)
     for part, counts in zip(model.estimators_, before[0]):
         np.testing.assert_array_equal(part.feature_count_, counts)
