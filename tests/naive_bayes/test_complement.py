@@ -96,6 +96,7 @@ def test_matches_sklearn(dtype, container, corpus):
     ],
     ids=["norm", "small-alpha", "alpha-array", "alpha-clipped", "priors-unused"],
 )
+@pytest.mark.filterwarnings("ignore:alpha too small:UserWarning")  # alpha-clipped: scikit-learn's warning, on purpose
 def test_parameter_grid_with_sample_weight_matches_sklearn(params):
     X, y = make_documents(400, 120, 3, mean_length=40, class_separation=0.3, random_state=3)
     params = dict(params)
@@ -112,6 +113,7 @@ def test_parameter_grid_with_sample_weight_matches_sklearn(params):
     np.testing.assert_allclose(ours.predict_joint_log_proba(X_test), expected["jll"], rtol=1e-9, atol=1e-9)
 
 
+@pytest.mark.filterwarnings("ignore:The number of unique classes:UserWarning")  # 120 classes in 300 rows
 @pytest.mark.parametrize("norm", [False, True])
 def test_partial_fit_in_chunks_with_weights_matches_sklearn(norm, corpus):
     X, y = corpus

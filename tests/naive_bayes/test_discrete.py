@@ -162,6 +162,7 @@ def test_matches_sklearn(kind, dtype, container, corpus):
     assert ours.score(X_test, y[len(y_train):]) == theirs.score(X_test, y[len(y_train):])
 
 
+@pytest.mark.filterwarnings("ignore:The number of unique classes:UserWarning")  # 120 classes in 300 rows
 @pytest.mark.parametrize("kind", ESTIMATORS)
 def test_partial_fit_in_chunks_with_weights_matches_sklearn(kind, corpus):
     X, y = corpus
