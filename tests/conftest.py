@@ -52,7 +52,7 @@ def rebuild(model):
 
 def tolerance(dtype):
     """Agreement expected with scikit-learn and the float64 reference."""
-    return 1e-9 if dtype == np.float64 else 1e-5
+    return 1e-12 if dtype == np.float64 else 1e-5
 
 
 @pytest.fixture(params=[2, 7, 120], ids=lambda c: f"{c}classes")

@@ -99,7 +99,7 @@ def test_sample_weight_and_string_labels_match_reference(kind, corpus):
     model = ESTIMATORS[kind][0](alpha=0.3).fit(X[:half], labels[:half], sample_weight=weights[:half])
     expected = reference(kind, X[:half], labels[:half], X[half:], alpha=0.3, sample_weight=weights[:half])
     assert model.classes_.dtype.kind == "U"
-    assert_matches(model, expected, X[half:], 1e-9)
+    assert_matches(model, expected, X[half:], 1e-12)
 
 
 @pytest.mark.parametrize("kind", ESTIMATORS)
@@ -123,7 +123,7 @@ def test_parameters_match_reference(kind, params):
         model = ESTIMATORS[kind][0](**params).fit(X_train, y_train)
     finite = np.isfinite(expected["jll"]).all()
     if finite:
-        assert_matches(model, expected, X_test, 1e-9)
+        assert_matches(model, expected, X_test, 1e-12)
     else:  # alpha=0 gives -inf log-probabilities: compare where defined
         np.testing.assert_array_equal(model.feature_log_prob_, expected["feature_log_prob_"])
 
@@ -135,10 +135,10 @@ def test_bernoulli_binarize_variants_match_reference():
         Xtr = (X_train > 0).astype(np.float64) if binarize is None else X_train
         Xte = (X_test > 0).astype(np.float64) if binarize is None else X_test
         model = nbfast.BernoulliNB(binarize=binarize).fit(Xtr, y_train)
-        assert_matches(model, reference("bernoulli", Xtr, y_train, Xte, binarize=binarize), Xte, 1e-9)
+        assert_matches(model, reference("bernoulli", Xtr, y_train, Xte, binarize=binarize), Xte, 1e-12)
     dense = X.toarray() - 1.0  # a negative threshold turns implicit zeros into ones
     model = nbfast.BernoulliNB(binarize=-0.5).fit(dense[:150], y[:150])
-    assert_matches(model, reference("bernoulli", dense[:150], y[:150], dense[150:], binarize=-0.5), dense[150:], 1e-9)
+    assert_matches(model, reference("bernoulli", dense[:150], y[:150], dense[150:], binarize=-0.5), dense[150:], 1e-12)
     with pytest.raises(ValueError, match="threshold < 0"):
         nbfast.BernoulliNB(binarize=-0.5).fit(X, y)
 
@@ -175,9 +175,9 @@ def test_partial_fit_in_chunks_with_weights_matches_sklearn(kind, corpus):
         theirs.partial_fit(X[chunk], labels[chunk], classes=classes, sample_weight=weights[chunk])
     X_test = X[450:]
     for name in ("class_count_", "feature_count_", "feature_log_prob_", "class_log_prior_"):
-        np.testing.assert_allclose(getattr(ours, name), getattr(theirs, name), rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(getattr(ours, name), getattr(theirs, name), rtol=1e-12, atol=1e-12)
     np.testing.assert_array_equal(ours.predict(X_test), theirs.predict(X_test))
-    np.testing.assert_allclose(ours.predict_proba(X_test), theirs.predict_proba(X_test), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(ours.predict_proba(X_test), theirs.predict_proba(X_test), rtol=1e-12, atol=1e-12)
     full = ESTIMATORS[kind][0]().partial_fit(X[:450], labels[:450], classes=classes, sample_weight=weights[:450])
     np.testing.assert_allclose(ours.feature_count_, full.feature_count_, rtol=1e-12)
 
