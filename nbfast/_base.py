@@ -11,6 +11,7 @@ import weakref
 from typing import NamedTuple
 
 import numpy as np
+from scipy.special import logsumexp
 
 from nbfast._compat import BaseEstimator, ClassifierMixin
 from nbfast._kernels import scoring
@@ -111,6 +112,17 @@ def single_precision_table(table):
     # float32 rounding of the centered entries (2^-24 relative), and of their float64 subtraction
     # (2^-53), with a factor of 2 to spare
     return SinglePrecisionTable(single, 2.0**-23 * largest, float(np.abs(table).max(initial=0.0)) + largest)
+
+
+def scores_from_joint_log_likelihood(jll, mode):
+    """What ``mode`` asks for, from joint log-likelihoods computed outside the kernel (float64, may hold -inf)."""
+    if mode == Output.JOINT_LOG_LIKELIHOOD:
+        return jll
+    if mode == Output.ARGMAX:
+        return jll.argmax(axis=1)
+    with np.errstate(invalid="ignore"):
+        log_proba = jll - logsumexp(jll, axis=1, keepdims=True)
+    return log_proba if mode == Output.LOG_PROBA else np.exp(log_proba)
 
 
 class _BaseNB(ClassifierMixin, BaseEstimator):
@@ -254,8 +266,15 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         self._update_params()
 
     # -------------------------------------------------------------- predicting
+    def _score_outside_the_linear_form(self, X, mode):
+        """The scores when the linear terms cannot give them exactly (an infinite weight), else None."""
+        return None
+
     def _score(self, X, mode):
         """Run the fused kernel in ``mode`` on validated CSR X."""
+        exact = self._score_outside_the_linear_form(X, mode)
+        if exact is not None:
+            return exact
         table, bias, binarize, threshold = self._linear_terms()
         bias = np.ascontiguousarray(bias, dtype=np.float64)
         n_samples = X.shape[0]

@@ -26,6 +26,14 @@ ESTIMATORS = {
 
 
 # ----------------------------------------------------------------------------- reference
+def dot_log(X, log_p):
+    """X @ log_p.T for non-negative X with 0 * log 0 = 0: -inf only where a nonzero x meets log p = -inf."""
+    impossible = np.isneginf(log_p)
+    out = X @ np.where(impossible, 0.0, log_p).T
+    out[X @ impossible.T > 0] = -np.inf
+    return out
+
+
 def reference(kind, X, y, X_test, *, alpha=1.0, sample_weight=None, binarize=0.0, fit_prior=True, class_prior=None):
     """Plain numpy float64 Naive Bayes, the formulas written out densely."""
     X = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
@@ -51,9 +59,9 @@ def reference(kind, X, y, X_test, *, alpha=1.0, sample_weight=None, binarize=0.0
     else:
         log_prior = np.full(len(classes), -np.log(len(classes)))
     if kind == "multinomial":
-        jll = X_test @ log_theta.T + log_prior
+        jll = dot_log(X_test, log_theta) + log_prior
     else:
-        jll = X_test @ log_theta.T + (1 - X_test) @ np.log(1 - np.exp(log_theta)).T + log_prior
+        jll = dot_log(X_test, log_theta) + dot_log(1 - X_test, np.log(1 - np.exp(log_theta))) + log_prior
     log_proba = jll - logsumexp_reference(jll)
     return {
         "classes_": classes,
@@ -120,11 +128,24 @@ def test_parameters_match_reference(kind, params):
     with np.errstate(divide="ignore", invalid="ignore"):
         expected = reference(kind, X_train, y_train, X_test, **params)
         model = ESTIMATORS[kind][0](**params).fit(X_train, y_train)
-    finite = np.isfinite(expected["jll"]).all()
-    if finite:
+    finite = np.isfinite(expected["jll"])
+    if not np.array_equal(params.get("alpha", 1.0), 0.0):
+        assert finite.all()
         assert_matches(model, expected, X_test, 1e-12)
-    else:  # alpha=0 gives -inf log-probabilities: compare where defined
-        np.testing.assert_array_equal(model.feature_log_prob_, expected["feature_log_prob_"])
+        return
+    # alpha=0: a class that never saw a word (or, for Bernoulli, always saw it) rules out the rows
+    # that have it (lack it): -inf where the reference is -inf, the same values everywhere else.
+    np.testing.assert_array_equal(model.feature_log_prob_, expected["feature_log_prob_"])
+    rows = finite.any(axis=1)
+    assert not finite.all() and rows.sum() > len(rows) // 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        jll = model.predict_joint_log_proba(X_test)
+        log_proba, proba, labels = model.predict_log_proba(X_test), model.predict_proba(X_test), model.predict(X_test)
+    np.testing.assert_array_equal(np.isneginf(jll), ~finite)
+    np.testing.assert_allclose(jll[finite], expected["jll"][finite], rtol=1e-12)
+    np.testing.assert_allclose(log_proba[rows], expected["log_proba"][rows], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(proba[rows], expected["proba"][rows], rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(labels[rows], expected["classes_"][expected["jll"][rows].argmax(axis=1)])
 
 
 def test_bernoulli_binarize_variants_match_reference():
