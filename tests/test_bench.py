@@ -5,10 +5,13 @@ import json
 
 import numpy as np
 import pytest
+from conftest import ALL_ESTIMATORS
 
 from nbfast import bench
 from nbfast.cli import main
 
+#: Written out, not read from nbfast.bench (test_estimators_are_looked_up_by_name checks them).
+OPERATIONS = ["fit", "partial_fit", "predict", "predict_proba"]
 TINY = ["bench", "--n-samples", "300", "--n-features", "64", "--n-classes", "3", "--repeats", "1", "--batch-size", "100"]
 
 
@@ -21,7 +24,7 @@ def test_bench_json_reports_every_operation_for_both_libraries(capsys):
     rows = report["results"]
     seen = {(r["dtype"], r["operation"], r["library"]) for r in rows}
     assert seen == {
-        (d, op, lib) for d in ("float64", "float32") for op in bench.OPERATIONS for lib in ("nbfast", "scikit-learn")
+        (d, op, lib) for d in ("float64", "float32") for op in OPERATIONS for lib in ("nbfast", "scikit-learn")
     }
     for r in rows:
         assert r["seconds"] > 0 and len(r["times"]) == 1
@@ -40,7 +43,7 @@ def test_bench_table_and_plot(tmp_path, capsys):
     plot = tmp_path / "throughput.png"
     assert main(TINY + ["--estimator", "all", "--plot", str(plot)]) == 0
     out = capsys.readouterr().out
-    for name in bench.nbfast_estimators():
+    for name in ALL_ESTIMATORS:
         assert f"{name:<14}float64  predict_proba  nbfast" in out
     assert "speed-up" in out and "x bound" in out and "agreement with scikit-learn" in out
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -65,7 +68,8 @@ def test_estimators_are_looked_up_by_name():
     import nbfast
 
     found = bench.nbfast_estimators()
-    assert found["MultinomialNB"] is nbfast.MultinomialNB and found["BernoulliNB"] is nbfast.BernoulliNB
+    assert found == {name: getattr(nbfast, name) for name in ALL_ESTIMATORS}
+    assert list(bench.OPERATIONS) == OPERATIONS
     assert bench.sklearn_estimator("NoSuchNB") is None
 
 

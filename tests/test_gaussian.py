@@ -6,9 +6,12 @@ import scipy.sparse as sp
 from conftest import FLOAT_DTYPES, INDEX_DTYPES, as_container, read_only
 
 import nbfast
-from nbfast._gaussian import VARIANCES
+from nbfast import _gaussian
 
 sk_nb = pytest.importorskip("sklearn.naive_bayes")
+
+#: Every choice of ``variance`` (checked against the estimator's own list below).
+VARIANCES = ["class_feature", "feature", "class", "global"]
 
 ATTRIBUTES = ("theta_", "var_", "class_count_", "class_prior_", "epsilon_")
 
@@ -181,6 +184,10 @@ def test_partial_fit_equals_fit_without_smoothing(variance, ddof):
     for start in range(0, 300, 100):
         model.partial_fit(sp.csr_array(X[start:start + 100]), y[start:start + 100], classes=np.arange(4))
     assert_close(model, reference(X[:300], y[:300], X[300:], **params), X[300:])
+
+
+def test_every_variance_choice_is_tested():
+    assert list(_gaussian.VARIANCES) == VARIANCES
 
 
 def test_var_keeps_sklearn_shape_for_pooled_variances():

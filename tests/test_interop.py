@@ -2,21 +2,15 @@
 
 import numpy as np
 import pytest
-from conftest import data_for, labels_of_kind
+from conftest import data_for, exported, labels_of_kind
 
 import nbfast
 from nbfast._compat import NotFittedError
 
 sk_nb = pytest.importorskip("sklearn.naive_bayes")
 
-SHARED = ["MultinomialNB", "BernoulliNB", "ComplementNB", "CategoricalNB", "GaussianNB"]
-PAIRS = [
-    pytest.param(
-        getattr(nbfast, name, None), getattr(sk_nb, name), id=name,
-        marks=pytest.mark.skipif(not hasattr(nbfast, name), reason=f"nbfast has no {name} yet"),
-    )
-    for name in SHARED
-]
+SHARED = exported(["MultinomialNB", "BernoulliNB", "ComplementNB", "CategoricalNB", "GaussianNB"])
+PAIRS = [pytest.param(getattr(nbfast, name), getattr(sk_nb, name), id=name) for name in SHARED]
 LABELS = ["int", "str"]
 
 

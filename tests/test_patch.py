@@ -3,13 +3,17 @@
 import numpy as np
 import pytest
 
+from conftest import exported
+
 import nbfast
 from nbfast._patch import SKLEARN_NAMES
 from nbfast.datasets import make_documents
 
 sk_nb = pytest.importorskip("sklearn.naive_bayes")
 
-ORIGINALS = {name: getattr(sk_nb, name) for name in SKLEARN_NAMES}
+#: Every scikit-learn estimator nbfast stands in for.
+PATCHED = exported(["BernoulliNB", "CategoricalNB", "ComplementNB", "GaussianNB", "MultinomialNB"])
+ORIGINALS = {name: getattr(sk_nb, name) for name in PATCHED}
 
 
 @pytest.fixture(autouse=True)
@@ -20,16 +24,11 @@ def restore_sklearn():
         setattr(sk_nb, name, original)
 
 
-def provided():
-    return [name for name in SKLEARN_NAMES if hasattr(nbfast, name)]
-
-
 def test_patch_replaces_every_estimator_nbfast_provides():
-    assert {"BernoulliNB", "CategoricalNB", "ComplementNB", "MultinomialNB"} <= set(provided())
-    assert nbfast.patch_sklearn() == tuple(provided())
-    for name in SKLEARN_NAMES:
-        expected = getattr(nbfast, name) if name in provided() else ORIGINALS[name]
-        assert getattr(sk_nb, name) is expected
+    assert list(SKLEARN_NAMES) == PATCHED
+    assert nbfast.patch_sklearn() == tuple(PATCHED)
+    for name in PATCHED:
+        assert getattr(sk_nb, name) is getattr(nbfast, name)
 
 
 def test_patched_code_runs_on_nbfast():
