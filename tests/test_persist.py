@@ -222,6 +222,53 @@ def test_failed_save_keeps_the_previous_file(tmp_path):
     assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["model.nbf"]
 
 
+class _FullDisk:
+    """A file opened for writing that has room for ``room`` bytes, then fails as a full disk does."""
+
+    def __init__(self, f, room):
+        self.f, self.room = f, room
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.f.close()
+
+    def write(self, data):
+        if len(data) > self.room:
+            self.f.write(bytes(data[: self.room]))
+            raise OSError(28, "No space left on device")
+        self.room -= len(data)
+        return self.f.write(data)
+
+
+@pytest.mark.parametrize("failure", ["write", "rename"])
+def test_save_failing_while_writing_keeps_the_previous_file(failure, tmp_path, monkeypatch):
+    path = tmp_path / "model.nbf"
+    model, X = fitted("MultinomialNB")
+    nbfast.save(model, path)
+    before = path.read_bytes()
+    other, _ = fitted("BernoulliNB", "str")
+    if failure == "write":  # part of the new file is written (past the header), then the disk is full
+        real_open = open
+        monkeypatch.setattr(persist, "open", lambda file, mode="r", *args, **kwargs: _FullDisk(
+            real_open(file, mode, *args, **kwargs), room=len(before) // 2), raising=False)
+        message = "No space left"
+    else:  # the new file is complete, but renaming it over the old one fails
+        def refuse(source, destination):
+            assert os.path.getsize(source) > 0
+            raise PermissionError(13, "Permission denied")
+
+        monkeypatch.setattr(os, "replace", refuse)
+        message = "Permission denied"
+    with pytest.raises(OSError, match=message):
+        nbfast.save(other, path)
+    monkeypatch.undo()
+    assert [p.name for p in tmp_path.iterdir()] == ["model.nbf"]  # no temporary file left behind
+    assert path.read_bytes() == before
+    assert_same_model(nbfast.load(path), model, X)
+
+
 # -------------------------------------------------------------------- bad files
 def _model_bytes(name="MultinomialNB", labels="str"):
     model, _ = fitted(name, labels)
