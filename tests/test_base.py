@@ -1,10 +1,12 @@
 """Shared estimator plumbing: label encoding and the float32 scoring path."""
 
 import pickle
+import tracemalloc
 import weakref
 
 import numpy as np
 import pytest
+from conftest import NB_FAMILY, data_for
 
 import nbfast
 from nbfast._base import encode_labels, single_precision_table, unique_classes
@@ -117,3 +119,23 @@ def test_predicting_leaves_the_model_and_its_pickle_unchanged():
     assert vars(model).keys() == state.keys() and pickle.dumps(model) == pickled
     restored = pickle.loads(pickled)
     np.testing.assert_array_equal(restored.predict_proba(X.astype(np.float32)), model.predict_proba(X.astype(np.float32)))
+
+
+# ------------------------------------------------------------------ memory
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", NB_FAMILY)
+def test_predict_does_not_allocate_an_n_samples_by_n_classes_array(name, dtype):
+    n_samples, n_classes = 4000, 500
+    X, y = data_for(name, n_samples=n_samples, n_features=10, n_classes=n_classes)
+    X = X.astype(dtype)
+    model = getattr(nbfast, name)().fit(X, y)
+    expected = model.predict(X[:10])  # builds what the model caches (the float32 table)
+    tracemalloc.start()
+    try:
+        labels = model.predict(X)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_array_equal(labels[:10], expected)
+    # Not even a bool (n_samples, n_classes) array: the labels and O(nnz) work only.
+    assert peak < n_samples * n_classes, f"predict allocated {peak} bytes at its peak"
