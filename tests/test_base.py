@@ -121,6 +121,24 @@ def test_predicting_leaves_the_model_and_its_pickle_unchanged():
     np.testing.assert_array_equal(restored.predict_proba(X.astype(np.float32)), model.predict_proba(X.astype(np.float32)))
 
 
+# ------------------------------------------------------------------ threads
+@pytest.mark.parametrize("name", NB_FAMILY)
+def test_float32_posteriors_are_bit_identical_for_any_thread_count(name, n_threads_limit):
+    from nbfast._kernels.threads import effective_n_threads, openmp_enabled
+
+    X, y = data_for(name, n_samples=600, n_features=40, n_classes=7, seed=3)
+    X = X.astype(np.float32)  # count models: posteriors read from the float32 table
+    model = getattr(nbfast, name)().fit(X, y)
+    results = {}
+    for n_threads in (1, 2, 3, 4):
+        with n_threads_limit(n_threads):
+            assert effective_n_threads(X.size) == (n_threads if openmp_enabled() else 1)
+            results[n_threads] = (model.predict_proba(X), model.predict_log_proba(X), model.predict(X))
+    for n_threads in (2, 3, 4):
+        for one, many in zip(results[1], results[n_threads]):
+            np.testing.assert_array_equal(one, many, err_msg=f"{n_threads} threads")
+
+
 # ------------------------------------------------------------------ memory
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("name", NB_FAMILY)
