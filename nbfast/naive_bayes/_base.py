@@ -236,6 +236,15 @@ def rebuild(cls, params, fitted, feature_names=None):
     return model
 
 
+def scores_from_joint_log_likelihood(jll, mode):
+    """What ``mode`` asks for, from joint log-likelihoods computed outside the kernel (float64, may hold -inf)."""
+    if mode == Output.JOINT_LOG_LIKELIHOOD:
+        return jll
+    if mode == Output.ARGMAX:
+        return jll.argmax(axis=1)
+    return log_normalize(jll, log=mode == Output.LOG_PROBA)
+
+
 class _BaseNB(ClassifierMixin, BaseEstimator):
     """Naive Bayes estimator: fit protocol and predict family.
 
@@ -498,8 +507,15 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         self._update_params()
 
     # -------------------------------------------------------------- predicting
+    def _score_outside_the_linear_form(self, X, mode):
+        """The scores when the linear terms cannot give them exactly (an infinite weight), else None."""
+        return None
+
     def _score(self, X, mode):
         """Run the fused kernel in ``mode`` on validated CSR X."""
+        exact = self._score_outside_the_linear_form(X, mode)
+        if exact is not None:
+            return exact
         table, bias, binarize, threshold = self._linear_terms()
         bias = np.ascontiguousarray(bias, dtype=np.float64)
         n_samples = X.shape[0]

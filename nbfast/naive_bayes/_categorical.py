@@ -21,12 +21,10 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import logsumexp
 
 from nbfast._kernels.categories import category_columns, count_bad_codes
-from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
-from nbfast.naive_bayes._base import _BaseNB
+from nbfast.naive_bayes._base import _BaseNB, scores_from_joint_log_likelihood
 from nbfast.naive_bayes._discrete import _BaseDiscreteNB, accumulate_class_counts
 
 # Category codes must fit an int64 exactly once converted from float.
@@ -360,13 +358,7 @@ class CategoricalNB(_BaseDiscreteNB):
         n_impossible = categories @ (impossible - np.repeat(impossible[:, starts], width, axis=1).astype(float)).T
         n_impossible += impossible[:, starts].sum(axis=1)
         jll[n_impossible > 0] = -np.inf
-        if mode == Output.JOINT_LOG_LIKELIHOOD:
-            return jll
-        if mode == Output.ARGMAX:
-            return jll.argmax(axis=1)
-        with np.errstate(invalid="ignore"):
-            log_proba = jll - logsumexp(jll, axis=1, keepdims=True)
-        return log_proba if mode == Output.LOG_PROBA else np.exp(log_proba)
+        return scores_from_joint_log_likelihood(jll, mode)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

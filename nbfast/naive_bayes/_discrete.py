@@ -17,7 +17,7 @@ from nbfast._kernels.counts import add_class_counts
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import _dense_to_float, check_class_prior
-from nbfast.naive_bayes._base import _BaseNB, class_log_prior
+from nbfast.naive_bayes._base import _BaseNB, class_log_prior, scores_from_joint_log_likelihood
 
 _ALPHA_LOWER_BOUND = 1e-10
 
@@ -323,6 +323,29 @@ class BernoulliNB(_BaseDiscreteNB):
 
     def _linear_in_binarized_x(self):
         return self.binarize is not None
+
+    def _score_outside_the_linear_form(self, X, mode):
+        """Exact scores when some theta_ci = 1 (alpha = 0): a feature seen in every sample of class c.
+
+        log(1 - theta_ci) = -inf makes the linear form add +inf (presence) to -inf
+        (absence sum): NaN.  A row lacking such a feature scores -inf for class c;
+        a row having it adds log theta_ci = 0.
+        """
+        if not np.isneginf(self._log_absent_sum).any():
+            return None
+        binarize, threshold = self._kernel_threshold()
+        if binarize:
+            X = X.copy()
+            X.data = (X.data > threshold).astype(np.float64)
+            X.eliminate_zeros()  # 0 * log theta = 0 even where log theta = -inf
+        table = self._log_prob_table
+        with np.errstate(divide="ignore"):
+            log_absent = np.log1p(-np.exp(table))
+        certain = np.isneginf(log_absent)
+        log_absent[certain] = 0.0
+        jll = X @ (table - log_absent) + (self.class_log_prior_ + log_absent.sum(axis=0))
+        jll[X @ certain.astype(np.float64) < certain.sum(axis=0)] = -np.inf
+        return scores_from_joint_log_likelihood(jll, mode)
 
 
 class ComplementNB(_BaseDiscreteNB):

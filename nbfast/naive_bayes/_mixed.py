@@ -15,7 +15,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from nbfast._compat import _BaseComposition, clone, optional
-from nbfast._kernels.scoring import Output
 from nbfast._validation import (
     _check_feature_names,
     _dense_to_float,
@@ -26,7 +25,13 @@ from nbfast._validation import (
     check_X,
     check_y,
 )
-from nbfast.naive_bayes._base import _BaseNB, class_log_prior, encode_labels, log_normalize, unique_classes
+from nbfast.naive_bayes._base import (
+    _BaseNB,
+    class_log_prior,
+    encode_labels,
+    scores_from_joint_log_likelihood,
+    unique_classes,
+)
 from nbfast.naive_bayes._discrete import MultinomialNB
 from nbfast.naive_bayes._sklearn import is_scikit_learn_naive_bayes
 
@@ -395,12 +400,7 @@ class MixedNB(_BaseComposition, _BaseNB):
         return jll
 
     def _score(self, X, mode):
-        jll = self._joint_log_likelihood(X)
-        if mode == Output.JOINT_LOG_LIKELIHOOD:
-            return jll
-        if mode == Output.ARGMAX:
-            return jll.argmax(axis=1)
-        return log_normalize(jll, log=mode == Output.LOG_PROBA)
+        return scores_from_joint_log_likelihood(self._joint_log_likelihood(X), mode)
 
     def _linear_export(self):
         """(coef, intercept) summing the parts' exports; each part keeps its own exact relation."""

@@ -1,6 +1,7 @@
 """Shared estimator plumbing: label encoding and the float32 scoring path."""
 
 import pickle
+import tracemalloc
 import weakref
 
 import numpy as np
@@ -141,3 +142,41 @@ def test_predicting_leaves_the_model_and_its_pickle_unchanged():
     assert vars(model).keys() == state.keys() and pickle.dumps(model) == pickled
     restored = pickle.loads(pickled)
     np.testing.assert_array_equal(restored.predict_proba(X.astype(np.float32)), model.predict_proba(X.astype(np.float32)))
+
+
+# ------------------------------------------------------------------ threads
+@pytest.mark.parametrize("name", NB_FAMILY)
+def test_float32_posteriors_are_bit_identical_for_any_thread_count(name, n_threads_limit):
+    from nbfast._kernels.threads import effective_n_threads, openmp_enabled
+
+    X, y = data_for(name, n_samples=600, n_features=40, n_classes=7, seed=3)
+    X = X.astype(np.float32)  # count models: posteriors read from the float32 table
+    model = getattr(nbfast, name)().fit(X, y)
+    results = {}
+    for n_threads in (1, 2, 3, 4):
+        with n_threads_limit(n_threads):
+            assert effective_n_threads(X.size) == (n_threads if openmp_enabled() else 1)
+            results[n_threads] = (model.predict_proba(X), model.predict_log_proba(X), model.predict(X))
+    for n_threads in (2, 3, 4):
+        for one, many in zip(results[1], results[n_threads]):
+            np.testing.assert_array_equal(one, many, err_msg=f"{n_threads} threads")
+
+
+# ------------------------------------------------------------------ memory
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", NB_FAMILY)
+def test_predict_does_not_allocate_an_n_samples_by_n_classes_array(name, dtype):
+    n_samples, n_classes = 4000, 500
+    X, y = data_for(name, n_samples=n_samples, n_features=10, n_classes=n_classes)
+    X = X.astype(dtype)
+    model = getattr(nbfast, name)().fit(X, y)
+    expected = model.predict(X[:10])  # builds what the model caches (the float32 table)
+    tracemalloc.start()
+    try:
+        labels = model.predict(X)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_array_equal(labels[:10], expected)
+    # Not even a bool (n_samples, n_classes) array: the labels and O(nnz) work only.
+    assert peak < n_samples * n_classes, f"predict allocated {peak} bytes at its peak"

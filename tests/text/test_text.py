@@ -305,7 +305,7 @@ def test_pipeline_with_multinomial_nb():
     )
     ours.fit(documents, y)
     theirs.fit(documents, y)
-    np.testing.assert_allclose(ours.predict_proba(documents), theirs.predict_proba(documents), rtol=1e-9)
+    np.testing.assert_allclose(ours.predict_proba(documents), theirs.predict_proba(documents), rtol=1e-12)
     np.testing.assert_array_equal(ours.predict(documents), theirs.predict(documents))
 
 

@@ -42,6 +42,8 @@ from nbfast.datasets import make_documents
 from nbfast.naive_bayes import ESTIMATORS
 
 OPERATIONS = ("fit", "partial_fit", "predict", "predict_proba")
+#: The estimators benchmarked: every registered one but the composites (MixedNB, CalibratedNB), built of the others.
+BENCHED = {name: cls for name, cls in ESTIMATORS.items() if not cls._composite}
 #: Estimators that take dense input: they are timed on the first DENSE_FEATURES
 #: columns of the corpus as a dense array (all of it would not fit in memory).
 DENSE_ESTIMATORS = ("GaussianNB", "CategoricalNB")
@@ -75,7 +77,7 @@ def operation_calls(cls, operation, X, y, classes, batch_size):
 
 def bench_estimator(name, X, y, args, bandwidth):
     """Time every operation of one estimator for both libraries on (X, y); return result rows."""
-    implementations = {"nbfast": ESTIMATORS[name], "scikit-learn": sklearn_estimator(name)}
+    implementations = {"nbfast": BENCHED[name], "scikit-learn": sklearn_estimator(name)}
     classes = np.unique(y)
     n_samples, nnz = X.shape[0], (X.size if isinstance(X, np.ndarray) else X.nnz)
     bound = input_bytes(X) / bandwidth
@@ -104,7 +106,7 @@ def throughput_curve(name, X, y, args):
     for m in sizes:
         part = {"n_samples": m}
         for library in _LIBRARIES:
-            cls = ESTIMATORS[name] if library == "nbfast" else sklearn_estimator(name)
+            cls = BENCHED[name] if library == "nbfast" else sklearn_estimator(name)
             if cls is None:
                 continue
             for operation in ("fit", "predict_proba"):
@@ -144,7 +146,7 @@ def corpus_for(name, X):
 
 def _check_args(args):
     check_common_args(args, ESTIMATOR_DEFAULTS)
-    available = ESTIMATORS
+    available = BENCHED
     names = list(available) if args.estimator == ["all"] else args.estimator
     unknown = [n for n in names if n not in available]
     if unknown:
