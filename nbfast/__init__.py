@@ -23,12 +23,14 @@ included, and that no import circle exists).  From the bottom up:
 
 from nbfast._patch import patch_sklearn, unpatch_sklearn
 from nbfast._version import __version__
+from nbfast.calibration import calibrate
 from nbfast.decision import decide, fuse, predict_with_reject, shift_prior, with_prior
 from nbfast.interop import from_sklearn
 from nbfast.linear import to_linear
 from nbfast.merge import merge
 from nbfast.naive_bayes import (
     BernoulliNB,
+    CalibratedNB,
     CategoricalNB,
     ComplementNB,
     GaussianNB,
@@ -40,6 +42,7 @@ from nbfast.persist import ModelFormatError, load, save
 
 __all__ = [
     "BernoulliNB",
+    "CalibratedNB",
     "CategoricalNB",
     "ComplementNB",
     "GaussianNB",
@@ -48,6 +51,7 @@ __all__ = [
     "MultinomialNB",
     "PoissonNB",
     "__version__",
+    "calibrate",
     "decide",
     "from_sklearn",
     "fuse",

@@ -106,7 +106,7 @@ def data_for(estimator_name, n_samples=120, n_features=12, n_classes=3, seed=0):
         return (rng.integers(0, 3, size=(n_samples, n_features)) + (y[:, None] > 0)).astype(np.float64), y
     if estimator_name == "GaussianNB":
         return rng.normal(size=(n_samples, n_features)) + y[:, None], y
-    if estimator_name in ("MultinomialNB", "BernoulliNB", "ComplementNB", "PoissonNB", "MixedNB"):
+    if estimator_name in ("MultinomialNB", "BernoulliNB", "ComplementNB", "PoissonNB", "MixedNB", "CalibratedNB"):
         return make_documents(n_samples, n_features, n_classes, mean_length=20, random_state=seed)
     raise ValueError(f"no data recipe for {estimator_name}: add one to conftest.data_for")
 
@@ -130,7 +130,8 @@ def exported(names, module="nbfast"):
 #: Every Naive Bayes estimator of the family.
 NB_FAMILY = exported(["MultinomialNB", "BernoulliNB", "ComplementNB", "PoissonNB", "CategoricalNB", "GaussianNB"])
 #: Every public estimator (sorted): the family and MixedNB, which combines them.
-ALL_ESTIMATORS = sorted(NB_FAMILY + exported(["MixedNB"]))
+#: The family and the composites built of it.
+ALL_ESTIMATORS = sorted(NB_FAMILY + exported(["MixedNB", "CalibratedNB"]))
 
 
 def nb_estimator(name, **params):

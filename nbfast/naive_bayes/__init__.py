@@ -5,6 +5,7 @@ the command line's ``--model`` choices and the benchmarks all read
 :data:`ESTIMATORS`: a new estimator is one class here and one entry there.
 """
 
+from nbfast.naive_bayes._calibrated import CalibratedNB
 from nbfast.naive_bayes._categorical import CategoricalNB
 from nbfast.naive_bayes._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
 from nbfast.naive_bayes._gaussian import GaussianNB
@@ -13,8 +14,8 @@ from nbfast.naive_bayes._mixed import MixedNB
 #: Every nbfast estimator by class name, in the order they are documented.
 ESTIMATORS = {
     cls.__name__: cls
-    for cls in (MultinomialNB, BernoulliNB, ComplementNB, CategoricalNB, GaussianNB, PoissonNB, MixedNB)
+    for cls in (MultinomialNB, BernoulliNB, ComplementNB, CategoricalNB, GaussianNB, PoissonNB, MixedNB, CalibratedNB)
 }
 
-__all__ = ["ESTIMATORS", "BernoulliNB", "CategoricalNB", "ComplementNB", "GaussianNB", "MixedNB", "MultinomialNB",
+__all__ = ["ESTIMATORS", "BernoulliNB", "CalibratedNB", "CategoricalNB", "ComplementNB", "GaussianNB", "MixedNB", "MultinomialNB",
            "PoissonNB"]

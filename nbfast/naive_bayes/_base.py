@@ -367,6 +367,15 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         return merged
 
     @classmethod
+    def _complement_stats(cls, whole, part):
+        """{statistic: value} of the data of ``whole`` without the rows of ``part`` (a model fitted on a subset of
+        them, with the same classes), or None when statistics do not subtract (then the rows are refitted).
+
+        Out-of-fold scoring (:class:`nbfast.CalibratedNB`) uses it so as not to refit a model per fold.
+        """
+        return None
+
+    @classmethod
     def _merge(cls, models):
         """The model fitted on the union of the (disjoint) shards of ``models``, all of this class and fitted.
 

@@ -325,6 +325,10 @@ class CategoricalNB(_BaseDiscreteNB):
         self._set_log_prob(self._stacked(value, self._smoothed_log_prob(self._check_alpha(self.n_features_in_))))
 
     # ---------------------------------------------------------- scoring
+    @classmethod
+    def _complement_stats(cls, whole, part):
+        return None  # the shards may have seen different categories: refitted
+
     def _validate_fitted(self):
         _BaseNB._validate_fitted(self)  # its table has a row per category, not per feature
 

@@ -147,6 +147,12 @@ class _BaseDiscreteNB(_BaseNB):
     def _set_log_prob_table(self, table):
         self._log_prob_table = table
 
+    @classmethod
+    def _complement_stats(cls, whole, part):
+        # Counts add up over rows, so they subtract: the statistics of the other rows.
+        return {name: np.asarray(getattr(whole, name), dtype=np.float64) - getattr(part, name)
+                for name in cls._stat_names}
+
     def _validate_fitted(self):
         super()._validate_fitted()
         n_classes, n_features = len(self.classes_), self.n_features_in_
