@@ -9,7 +9,7 @@ from nbfast._validation import check_is_fitted, check_y
 from nbfast.naive_bayes._base import _BaseNB, encode_labels
 from nbfast.naive_bayes._calibrated import CalibratedNB, fit_temperature
 
-__all__ = ["calibrate", "expected_calibration_error"]
+__all__ = ["calibrate", "calibrate_from_scores", "expected_calibration_error"]
 
 
 def calibrate(model, X, y, method="temperature", cv=None):
@@ -53,9 +53,27 @@ def calibrate(model, X, y, method="temperature", cv=None):
     if cv is not None:
         return CalibratedNB(clone(model), cv=cv).fit(X, y)
     check_is_fitted(model)
-    jll = model.predict_joint_log_proba(X)
+    return calibrate_from_scores(model, model.predict_joint_log_proba(X), y)
+
+
+def calibrate_from_scores(model, jll, y, cv=None):
+    """A calibrated copy of a fitted model, its temperature fitted on joint log-likelihoods it gave rows it did not
+    learn from (held out, or out of fold when ``cv`` folds gave them), whose true labels are ``y``.
+
+    Parameters
+    ----------
+    model : fitted nbfast Naive Bayes estimator
+    jll : ndarray of shape (n_samples, n_classes)
+    y : array-like of shape (n_samples,)
+    cv : int or None, default=None
+        The folds that gave ``jll``, recorded as the parameter of the result.
+
+    Returns
+    -------
+    calibrated : CalibratedNB
+    """
     temperature = fit_temperature(jll, encode_labels(model.classes_, check_y(y, jll.shape[0])))
-    calibrated = CalibratedNB(clone(model), cv=None)
+    calibrated = CalibratedNB(clone(model), cv=cv)
     calibrated._install(copy.deepcopy(model), temperature)
     return calibrated
 

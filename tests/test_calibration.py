@@ -152,3 +152,32 @@ def test_bad_arguments_are_refused():
         nbfast.calibrate(model, X, y).partial_fit(X, y)
     with pytest.raises(TypeError, match="do not merge"):
         nbfast.merge([nbfast.calibrate(model, X, y)] * 2)
+
+
+def test_train_calibrate_cv_on_the_command_line_equals_calibration_on_its_folds(tmp_path, capsys):
+    """`nbfast train --calibrate-cv K` (folds: row number modulo K) gives the temperature that calibrating the same
+    out-of-fold scores in memory gives, and `nbfast info` shows it."""
+    from sklearn.datasets import dump_svmlight_file
+
+    from nbfast.calibration import calibrate_from_scores
+    from nbfast.cli import main
+
+    X, y = overconfident_corpus(1500)
+    dump_svmlight_file(X, y, str(tmp_path / "train.svm"), zero_based=False)
+    argv = ["train", str(tmp_path / "train.svm"), "-o", str(tmp_path / "m.nbf"), "--n-features", str(X.shape[1]),
+            "--calibrate-cv", "3", "--chunk-size", "400"]
+    assert main(argv) == 0
+    loaded = nbfast.load(tmp_path / "m.nbf")
+    fold = np.arange(len(y)) % 3
+    jll = np.empty((len(y), 6))
+    for k in range(3):
+        others = nbfast.MultinomialNB().fit(X[fold != k], y[fold != k])
+        jll[fold == k] = others.predict_joint_log_proba(X[fold == k])
+    expected = calibrate_from_scores(nbfast.MultinomialNB().fit(X, y), jll, y)
+    assert type(loaded) is nbfast.CalibratedNB and loaded.cv == 3
+    assert abs(loaded.temperature_ - expected.temperature_) <= 1e-6 * expected.temperature_
+    np.testing.assert_allclose(loaded.predict_proba(X), expected.predict_proba(X), rtol=1e-6, atol=1e-9)
+    capsys.readouterr()
+    assert main(["info", str(tmp_path / "m.nbf")]) == 0
+    assert f"fitted:         temperature_={loaded.temperature_:.6g}" in capsys.readouterr().out
+    assert main(argv[:-4] + ["--calibrate-cv", "2000"]) == 2  # more folds than rows

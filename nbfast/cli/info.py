@@ -22,6 +22,8 @@ def run(args):
     print(f"classes ({len(classes)}):    " + shown)
     print(f"features:       {info['n_features_in']}" + (" (named)" if info["has_feature_names"] else ""))
     print(f"arrays:         {info['n_arrays']}, {info['data_nbytes']:,} bytes")
+    if info["fitted_numbers"]:
+        print("fitted:         " + ", ".join(f"{k}={v:.6g}" for k, v in info["fitted_numbers"].items()))
     if info["training_input"] is not None:
         print(f"trained on:     {info['training_input']}")
     if info["vectorizer"] is not None:

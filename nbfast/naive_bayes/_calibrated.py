@@ -96,6 +96,21 @@ def out_of_fold_jll(estimator, X, y, n_folds):
     return full, jll
 
 
+def other_folds_model(full, fold_models, k):
+    """The model of every fold but k, from the full model and the fold models (fitted with the same classes).
+
+    The full statistics minus fold k's where they subtract, else the other folds merged (exact either way).
+    """
+    stats = type(full)._complement_stats(full, fold_models[k])
+    if stats is None:
+        return type(full)._merge([model for j, model in enumerate(fold_models) if j != k])
+    others = copy.deepcopy(full)
+    for name, value in stats.items():
+        setattr(others, name, value)
+    others._update_params()
+    return others
+
+
 class CalibratedNB(_BaseNB):
     """A Naive Bayes model with temperature-scaled posteriors: softmax(jll / temperature_).
 

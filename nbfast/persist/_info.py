@@ -62,7 +62,9 @@ def read_info(path):
         display string), ``classes`` (list), ``n_features_in``,
         ``has_feature_names``, ``n_arrays``, ``data_nbytes``, ``vectorizer``
         (display string, None when the model has none) and ``training_input``
-        (how the training input was read, None when not recorded).
+        (how the training input was read, None when not recorded) and
+        ``fitted_numbers`` (fitted attributes that are single numbers, such as
+        a CalibratedNB's ``temperature_``).
 
     Raises
     ------
@@ -86,6 +88,8 @@ def read_info(path):
             "data_nbytes": header["data_nbytes"],
             "vectorizer": _describe_vectorizer(header.get("vectorizer")),
             "training_input": _describe_training_input(header.get("training_input")),
+            "fitted_numbers": {name: value for name, value in (spec.get("fitted") or {}).items()
+                               if name != "n_features_in_" and type(value) in (int, float)},
         }
     except ModelFormatError as exc:
         raise ModelFormatError(f"{path}: {exc}") from None
