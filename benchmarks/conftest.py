@@ -25,14 +25,6 @@ DTYPES = ["float64", "float32"]
 ROUNDS = 5 if FULL else 1
 
 
-def pytest_collect_file(file_path, parent):
-    """Collect the bench_*.py suites too (pytest's pattern is test_*.py; a file named on the command line is
-    collected anyway)."""
-    if file_path.suffix == ".py" and file_path.name.startswith("bench_") and not parent.session.isinitpath(file_path):
-        return pytest.Module.from_parent(parent, path=file_path)
-    return None
-
-
 @functools.lru_cache(maxsize=4)
 def corpus(n_samples, n_features, n_classes, dtype):
     """A seeded make_documents corpus, generated once per session."""

@@ -1,7 +1,7 @@
 """GaussianNB against scikit-learn, dense and sparse (scikit-learn gets the dense copy).
 
-    pytest benchmarks/bench_gaussian.py                   # smoke: small data, one round
-    NBFAST_BENCH=full pytest benchmarks/bench_gaussian.py --benchmark-group-by=param:case,func   # by hand
+    pytest benchmarks/test_gaussian.py                   # smoke: small data, one round
+    NBFAST_BENCH=full pytest benchmarks/test_gaussian.py --benchmark-group-by=param:case,func   # by hand
 """
 
 import numpy as np

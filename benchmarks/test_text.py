@@ -1,8 +1,8 @@
 """Throughput of nbfast.text.HashingVectorizer against scikit-learn's, raw text to CSR
 (``nbfast bench --text`` times the same and raw text to labels, side by side).
 
-    pytest benchmarks/bench_text.py                       # smoke: 1,000 documents, one round
-    NBFAST_BENCH=full pytest benchmarks/bench_text.py --benchmark-group-by=param:ngram_range   # by hand
+    pytest benchmarks/test_text.py                       # smoke: 1,000 documents, one round
+    NBFAST_BENCH=full pytest benchmarks/test_text.py --benchmark-group-by=param:ngram_range   # by hand
 """
 
 import pytest
