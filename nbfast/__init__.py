@@ -14,7 +14,7 @@ included, and that no import circle exists).  From the bottom up:
    and the registry ``naive_bayes.ESTIMATORS``), ``text`` (vectorizers),
    ``datasets``;
 4. operations on fitted models: ``decision``, ``linear``, ``merge``,
-   ``interop``, ``_patch``;
+   ``interop``, ``_patch``, ``explanation``;
 5. ``persist`` (model files) and ``readers`` (chunked file readers);
 6. ``dask``;
 7. this module: the public names;
@@ -24,6 +24,7 @@ included, and that no import circle exists).  From the bottom up:
 from nbfast._patch import patch_sklearn, unpatch_sklearn
 from nbfast._version import __version__
 from nbfast.decision import decide, fuse, predict_with_reject, shift_prior, with_prior
+from nbfast.explanation import Explanation, TopFeatures, explain, top_features
 from nbfast.interop import from_sklearn
 from nbfast.linear import to_linear
 from nbfast.merge import merge
@@ -42,13 +43,16 @@ __all__ = [
     "BernoulliNB",
     "CategoricalNB",
     "ComplementNB",
+    "Explanation",
     "GaussianNB",
     "MixedNB",
     "ModelFormatError",
     "MultinomialNB",
     "PoissonNB",
+    "TopFeatures",
     "__version__",
     "decide",
+    "explain",
     "from_sklearn",
     "fuse",
     "load",
@@ -58,6 +62,7 @@ __all__ = [
     "save",
     "shift_prior",
     "to_linear",
+    "top_features",
     "unpatch_sklearn",
     "with_prior",
 ]
