@@ -14,7 +14,7 @@ included, and that no import circle exists).  From the bottom up:
    and the registry ``naive_bayes.ESTIMATORS``), ``text`` (vectorizers),
    ``datasets``;
 4. operations on fitted models: ``decision``, ``linear``, ``merge``,
-   ``interop``, ``_patch``, ``explanation``;
+   ``interop``, ``_patch``, ``evaluation``, ``explanation``;
 5. ``persist`` (model files) and ``readers`` (chunked file readers);
 6. ``dask``;
 7. this module: the public names;
@@ -24,6 +24,7 @@ included, and that no import circle exists).  From the bottom up:
 from nbfast._patch import patch_sklearn, unpatch_sklearn
 from nbfast._version import __version__
 from nbfast.decision import decide, fuse, predict_with_reject, shift_prior, with_prior
+from nbfast.evaluation import Evaluation, evaluate
 from nbfast.explanation import Explanation, TopFeatures, explain, top_features
 from nbfast.interop import from_sklearn
 from nbfast.linear import to_linear
@@ -43,6 +44,7 @@ __all__ = [
     "BernoulliNB",
     "CategoricalNB",
     "ComplementNB",
+    "Evaluation",
     "Explanation",
     "GaussianNB",
     "MixedNB",
@@ -52,6 +54,7 @@ __all__ = [
     "TopFeatures",
     "__version__",
     "decide",
+    "evaluate",
     "explain",
     "from_sklearn",
     "fuse",

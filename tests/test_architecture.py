@@ -20,7 +20,7 @@ LAYERS = (
     ("nbfast._version", "nbfast._compat", "nbfast._kernels"),
     ("nbfast._validation",),
     ("nbfast.naive_bayes", "nbfast.text", "nbfast.datasets"),
-    ("nbfast.decision", "nbfast.linear", "nbfast.merge", "nbfast.interop", "nbfast._patch",
+    ("nbfast.decision", "nbfast.linear", "nbfast.merge", "nbfast.interop", "nbfast._patch", "nbfast.evaluation",
      "nbfast.explanation"),
     ("nbfast.persist", "nbfast.readers"),
     ("nbfast.dask",),
