@@ -15,7 +15,10 @@ from nbfast.cli._input import (
     MODEL_KINDS,
     Progress,
     add_input_arguments,
+    blamed_on,
     check_output,
+    integral_labels,
+    labels_of,
     model_input,
     read_blocks,
     svmlight_inputs,
@@ -71,26 +74,12 @@ def make_vectorizer(args):
     )
 
 
-def labels_of(block):
-    if block.y is None:
-        raise ValueError(f"{block.path}: holds no labels to train on (an .npz needs an array 'y'; "
-                         "text needs --format tsv or jsonl)")
-    return block.y
-
-
-def integral_labels(y):
-    """Float labels that are all whole numbers (as svmlight stores them) become int64."""
-    if y.dtype.kind == "f" and np.all(np.mod(y, 1) == 0):
-        return y.astype(np.int64)
-    return y
-
-
 def scan(args):
     """First pass: (sorted class labels, number of features) of the whole input."""
     progress = Progress("scanning", args.input)
     label_sets, max_index = [], -1
     for block in read_blocks(args, progress):
-        label_sets.append(np.unique(labels_of(block)))
+        label_sets.append(np.unique(labels_of(block, "train on")))
         max_index = max(max_index, block.max_index())
     progress.close()
     if not label_sets:
@@ -111,12 +100,9 @@ def run(args):
     progress = Progress("training", args.input)
     for block in read_blocks(args, progress, vectorizer=vectorizer):
         X = model_input(block, estimator, n_features)
-        y = labels_of(block).astype(classes.dtype, copy=False)
-        try:
+        y = labels_of(block, "train on").astype(classes.dtype, copy=False)
+        with blamed_on(block):
             estimator.partial_fit(X, y, classes=classes)
-        except ValueError as exc:
-            first, last = block.row_numbers[0], block.row_numbers[-1]
-            raise ValueError(f"{block.path} {block.unit}s {first}-{last}: {exc}") from None
     training_input = {"kind": "text" if vectorizer is not None else "vectors",
                       "zero_based": bool(args.zero_based) if svmlight_inputs(args) else None}
     save(estimator, args.output, vectorizer=vectorizer, training_input=training_input)
