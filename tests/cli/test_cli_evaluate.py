@@ -3,6 +3,7 @@ the in-memory Python API, and one clear error line with exit status 2 for input 
 
 import json
 import re
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -107,6 +108,22 @@ def test_streamed_svmlight_equals_in_memory(tmp_path, capsys, corpus, chunk_size
     assert figures["accuracy"] == pytest.approx(metrics.accuracy_score(y[350:], predicted))
     assert figures["log_loss"] == pytest.approx(metrics.log_loss(y[350:], model.predict_proba(X[350:])), rel=1e-12)
     assert "nbfast: evaluated MultinomialNB: 150 rows" in err
+
+
+def test_memory_is_bounded_by_one_chunk(tmp_path, capsys):
+    X, y = make_documents(20_000, 200, 5, mean_length=30, random_state=0)
+    data = write_svmlight(tmp_path / "big.svm", X, y)
+    nbfast.save(nbfast.MultinomialNB().fit(X, y), tmp_path / "m.nbf")
+    peaks = {}
+    for chunk_size in (500, 20_000):
+        tracemalloc.start()
+        try:
+            assert main(["evaluate", str(tmp_path / "m.nbf"), str(data), "--chunk-size", str(chunk_size)]) == 0
+            peaks[chunk_size] = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    capsys.readouterr()
+    assert peaks[500] < peaks[20_000] / 5  # the whole input at once holds about 10 MB of CSR and probabilities
 
 
 def test_npz_and_several_inputs(tmp_path, capsys, corpus):
