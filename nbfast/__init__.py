@@ -14,7 +14,7 @@ included, and that no import circle exists).  From the bottom up:
    and the registry ``naive_bayes.ESTIMATORS``), ``text`` (vectorizers),
    ``datasets``;
 4. operations on fitted models: ``decision``, ``linear``, ``merge``,
-   ``interop``, ``_patch``;
+   ``interop``, ``_patch``, ``evaluation``, ``explanation``;
 5. ``persist`` (model files) and ``readers`` (chunked file readers);
 6. ``dask``;
 7. this module: the public names;
@@ -25,6 +25,8 @@ from nbfast._patch import patch_sklearn, unpatch_sklearn
 from nbfast._version import __version__
 from nbfast.calibration import calibrate
 from nbfast.decision import decide, fuse, predict_with_reject, shift_prior, with_prior
+from nbfast.evaluation import Evaluation, evaluate
+from nbfast.explanation import Explanation, TopFeatures, explain, top_features
 from nbfast.interop import from_sklearn
 from nbfast.linear import to_linear
 from nbfast.merge import merge
@@ -45,14 +47,19 @@ __all__ = [
     "CalibratedNB",
     "CategoricalNB",
     "ComplementNB",
+    "Evaluation",
+    "Explanation",
     "GaussianNB",
     "MixedNB",
     "ModelFormatError",
     "MultinomialNB",
     "PoissonNB",
+    "TopFeatures",
     "__version__",
     "calibrate",
     "decide",
+    "evaluate",
+    "explain",
     "from_sklearn",
     "fuse",
     "load",
@@ -62,6 +69,7 @@ __all__ = [
     "save",
     "shift_prior",
     "to_linear",
+    "top_features",
     "unpatch_sklearn",
     "with_prior",
 ]

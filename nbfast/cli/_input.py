@@ -1,13 +1,17 @@
-"""What ``nbfast train`` and ``nbfast predict`` share: model kinds, the model file,
-command-line input options, and progress reporting."""
+"""What the commands that read input share: model kinds, the model file and how its training input was read,
+command-line input options, labels, and progress reporting."""
 
+import contextlib
 import os
 import sys
 import time
 
+import numpy as np
+
 from nbfast._compat import optional
 from nbfast.cli._errors import CommandError, positive_int
 from nbfast.naive_bayes import ESTIMATORS
+from nbfast.persist import load, load_training_input, load_vectorizer
 from nbfast.readers import FORMATS, input_format, iter_blocks, prefetch
 from nbfast.readers.text import TEXT_FORMATS
 
@@ -17,8 +21,8 @@ MODEL_KINDS = {name.removesuffix("NB").lower(): cls for name, cls in ESTIMATORS.
 
 
 # ----------------------------------------------------------------------- input
-def add_input_arguments(parser):
-    parser.add_argument("input", nargs="+", metavar="INPUT",
+def add_input_arguments(parser, *, required=True):
+    parser.add_argument("input", nargs="+" if required else "*", metavar="INPUT",
                         help="svmlight/libsvm files, .npz CSR archives, or text: one document per line (.txt), "
                              "label<TAB>text (.tsv), JSON lines (.jsonl); .gz and .bz2 too")
     parser.add_argument("--format", choices=FORMATS, dest="file_format",
@@ -55,6 +59,61 @@ def svmlight_inputs(args):
 def text_inputs(args):
     """The inputs read as raw text (lines, tsv, jsonl)."""
     return [path for path in args.input if input_format(path, args.file_format) in TEXT_FORMATS]
+
+
+def check_input_like_training(args, vectorizer, training_input):
+    """Read the input as the training input was read; refuse input that contradicts it (CommandError).
+
+    ``args.zero_based`` left unset takes the index base recorded in the model.
+    """
+    text = text_inputs(args)
+    vectors = [path for path in args.input if path not in text]
+    if text and vectorizer is None:
+        raise CommandError(f"{text[0]} is read as text, but {args.model} was not trained on text (it stores no "
+                           "vectorizer): train it on text with `nbfast train`, or pass --format for feature vectors")
+    if vectors and vectorizer is not None:
+        raise CommandError(f"{vectors[0]} is read as feature vectors ({input_format(vectors[0], args.file_format)}), "
+                           f"but {args.model} was trained on text: give it text (--format lines, tsv or jsonl)")
+    recorded = None if training_input is None else training_input["zero_based"]
+    if recorded is not None and svmlight_inputs(args):
+        if args.zero_based is not None and args.zero_based != recorded:
+            raise CommandError(f"--zero-based contradicts {args.model}, which was trained on one-based svmlight "
+                               "indices: leave the flag out to read the input as the training input was read")
+        args.zero_based = recorded
+
+
+def load_model(args):
+    """The model ``args.model`` and the vectorizer stored with it; the input is checked to be read as the
+    model's training input was (see :func:`check_input_like_training`)."""
+    model = load(args.model)
+    vectorizer = load_vectorizer(args.model)
+    check_input_like_training(args, vectorizer, load_training_input(args.model))
+    return model, vectorizer
+
+
+def labels_of(block, purpose):
+    """The block's labels; an input without labels raises ValueError saying it has none to ``purpose``."""
+    if block.y is None:
+        raise ValueError(f"{block.path}: holds no labels to {purpose} (an .npz needs an array 'y'; "
+                         "text needs --format tsv or jsonl)")
+    return block.y
+
+
+def integral_labels(y):
+    """Float labels that are all whole numbers (as svmlight stores them) become int64."""
+    if y.dtype.kind == "f" and np.all(np.mod(y, 1) == 0):
+        return y.astype(np.int64)
+    return y
+
+
+@contextlib.contextmanager
+def blamed_on(block):
+    """A ValueError raised inside names the block's file and rows."""
+    try:
+        yield
+    except ValueError as exc:
+        first, last = block.row_numbers[0], block.row_numbers[-1]
+        raise ValueError(f"{block.path} {block.unit}s {first}-{last}: {exc}") from None
 
 
 def read_blocks(args, progress, *, vectorizer=None, labels=True):

@@ -1,12 +1,17 @@
 """``nbfast info PATH``: describe a model file from its header, without loading its arrays."""
 
-from nbfast.persist import read_info
+from nbfast.cli._errors import positive_int
+from nbfast.cli.explain import print_top_features
+from nbfast.persist import load, load_vectorizer, read_info
 
 _MAX_CLASSES_SHOWN = 20
 
 
 def add_arguments(parser):
     parser.add_argument("path", help="a model file written by nbfast.save")
+    parser.add_argument("--top-features", type=positive_int, metavar="N",
+                        help="also list, for every class, the N features that most raise its log-odds (loads the "
+                             "model)")
 
 
 def run(args):
@@ -28,4 +33,7 @@ def run(args):
         print(f"trained on:     {info['training_input']}")
     if info["vectorizer"] is not None:
         print(f"vectorizer:     {info['vectorizer']}")
+    if args.top_features:
+        print()
+        print_top_features(load(args.path), load_vectorizer(args.path), args.top_features, as_json=False)
     return 0

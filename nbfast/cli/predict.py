@@ -14,18 +14,7 @@ import tempfile
 
 import numpy as np
 
-from nbfast.cli._errors import CommandError
-from nbfast.cli._input import (
-    Progress,
-    add_input_arguments,
-    check_output,
-    model_input,
-    read_blocks,
-    svmlight_inputs,
-    text_inputs,
-)
-from nbfast.persist import load, load_training_input, load_vectorizer
-from nbfast.readers import input_format
+from nbfast.cli._input import Progress, add_input_arguments, check_output, load_model, model_input, read_blocks
 
 
 def add_arguments(parser):
@@ -105,32 +94,9 @@ class NpyWriter:
         self._rows.close()
 
 
-def check_input_like_training(args, vectorizer, training_input):
-    """Read the input as the training input was read; refuse input that contradicts it (CommandError).
-
-    ``args.zero_based`` left unset takes the index base recorded in the model.
-    """
-    text = text_inputs(args)
-    vectors = [path for path in args.input if path not in text]
-    if text and vectorizer is None:
-        raise CommandError(f"{text[0]} is read as text, but {args.model} was not trained on text (it stores no "
-                           "vectorizer): train it on text with `nbfast train`, or pass --format for feature vectors")
-    if vectors and vectorizer is not None:
-        raise CommandError(f"{vectors[0]} is read as feature vectors ({input_format(vectors[0], args.file_format)}), "
-                           f"but {args.model} was trained on text: give it text (--format lines, tsv or jsonl)")
-    recorded = None if training_input is None else training_input["zero_based"]
-    if recorded is not None and svmlight_inputs(args):
-        if args.zero_based is not None and args.zero_based != recorded:
-            raise CommandError(f"--zero-based contradicts {args.model}, which was trained on one-based svmlight "
-                               "indices: leave the flag out to read the input as the training input was read")
-        args.zero_based = recorded
-
-
 def run(args):
     check_output(args.output, ("", ".csv", ".txt", ".npy"), "the output is CSV (.csv, .txt) or .npy")
-    model = load(args.model)
-    vectorizer = load_vectorizer(args.model)
-    check_input_like_training(args, vectorizer, load_training_input(args.model))
+    model, vectorizer = load_model(args)
     partial = f"{args.output}.partial"
     progress = Progress("predicting", args.input)
     try:

@@ -16,7 +16,10 @@ from nbfast.cli._input import (
     MODEL_KINDS,
     Progress,
     add_input_arguments,
+    blamed_on,
     check_output,
+    integral_labels,
+    labels_of,
     model_input,
     read_blocks,
     svmlight_inputs,
@@ -78,26 +81,12 @@ def make_vectorizer(args):
     )
 
 
-def labels_of(block):
-    if block.y is None:
-        raise ValueError(f"{block.path}: holds no labels to train on (an .npz needs an array 'y'; "
-                         "text needs --format tsv or jsonl)")
-    return block.y
-
-
-def integral_labels(y):
-    """Float labels that are all whole numbers (as svmlight stores them) become int64."""
-    if y.dtype.kind == "f" and np.all(np.mod(y, 1) == 0):
-        return y.astype(np.int64)
-    return y
-
-
 def scan(args):
     """First pass: (sorted class labels, number of features, number of rows) of the whole input."""
     progress = Progress("scanning", args.input)
     label_sets, max_index = [], -1
     for block in read_blocks(args, progress):
-        label_sets.append(np.unique(labels_of(block)))
+        label_sets.append(np.unique(labels_of(block, "train on")))
         max_index = max(max_index, block.max_index())
     progress.close()
     if not label_sets:
@@ -110,7 +99,7 @@ def labelled_blocks(args, progress, vectorizer, estimator, n_features, classes):
     """(number of the first row, block, X, y) of each block of the input, rows numbered through all of it."""
     start = 0
     for block in read_blocks(args, progress, vectorizer=vectorizer):
-        yield start, block, model_input(block, estimator, n_features), labels_of(block).astype(classes.dtype, copy=False)
+        yield start, block, model_input(block, estimator, n_features), labels_of(block, "train on").astype(classes.dtype, copy=False)
         start += block.n_rows
 
 
@@ -154,13 +143,10 @@ def run(args):
     models = [estimator] if n_folds == 1 else [make_estimator(args) for _ in range(n_folds)]
     progress = Progress("training", args.input)
     for start, block, X, y in labelled_blocks(args, progress, vectorizer, estimator, n_features, classes):
-        try:
+        with blamed_on(block):
             for fold, model in enumerate(models):
                 rows = slice(None) if n_folds == 1 else (np.arange(start, start + len(y)) % n_folds == fold)
                 model.partial_fit(X[rows], y[rows], classes=classes)
-        except ValueError as exc:
-            first, last = block.row_numbers[0], block.row_numbers[-1]
-            raise ValueError(f"{block.path} {block.unit}s {first}-{last}: {exc}") from None
     progress.close()
     if n_folds > 1:
         estimator = calibrated_out_of_fold(args, models, vectorizer, n_features, classes, n_rows)

@@ -15,6 +15,9 @@ abstract or with a documented default):
   (``nbfast.to_linear``);
 - merging of shard models: ``_merge`` and ``_merge_stats`` (``nbfast.merge``,
   ``nbfast.dask``);
+- explanation: ``_pair_terms`` (the per-feature terms of the difference of two
+  classes' joint log-likelihoods, ``nbfast.explain``) and ``_feature_scores``
+  (how much each feature raises a class's log-odds, ``nbfast.top_features``);
 - the fitted state: ``_validate_fitted`` (persistence, interop, and every
   prediction of a model rebuilt from attributes).
 
@@ -30,9 +33,11 @@ import weakref
 from typing import NamedTuple
 
 import numpy as np
+import scipy.sparse as sp
 
 from nbfast._compat import BaseEstimator, ClassifierMixin
 from nbfast._kernels import scoring
+from nbfast._kernels.explain import pair_terms_csr
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import (
@@ -170,6 +175,45 @@ def class_log_prior(class_count, class_prior, fit_prior):
         if fit_prior:
             return np.log(class_count) - np.log(class_count.sum())
     return np.full(len(class_count), -np.log(len(class_count)))
+
+
+def pair_terms(X, table, bias, first, second, *, binarize=False, threshold=0.0, square=None):
+    """Terms of jll[i, first[i]] - jll[i, second[i]] for validated CSR X under an additive model.
+
+    The model is ``jll[c] = bias[c] + sum_j f(x_j) table[j, c] + x_j^2 square[j, c]``
+    (see ``nbfast._kernels.explain``): returns the term of every stored entry,
+    (X.nnz,) in X's order, and the bias difference (n_samples,).
+    """
+    terms = np.empty(X.nnz)
+    table = np.ascontiguousarray(table, dtype=np.float64)
+    square = np.empty((0, 0)) if square is None else np.ascontiguousarray(square, dtype=np.float64)
+    first, second = (np.ascontiguousarray(c, dtype=np.intp) for c in (first, second))
+    pair_terms_csr(X.data, X.indices, X.indptr, table, square, binarize, threshold, first, second, terms,
+                   effective_n_threads(X.nnz))
+    bias = np.asarray(bias, dtype=np.float64)
+    with np.errstate(invalid="ignore"):  # two classes of prior 0: -inf - -inf
+        return terms, bias[first] - bias[second]
+
+
+def terms_matrix(X, terms):
+    """The terms of X's stored entries as a CSR array of X's shape, on X's indices and indptr."""
+    matrix = sp.csr_array((terms, X.indices, X.indptr), shape=X.shape, copy=False)
+    matrix.indices, matrix.indptr = X.indices, X.indptr  # scipy may downcast them
+    return matrix
+
+
+def contrast(table):
+    """Each row of ``table`` (n_classes, n_terms) minus the mean of the other rows (two rows or more).
+
+    For two classes, the exact difference of their terms: how much each term
+    raises one class's log-odds against the other.
+    """
+    table = np.asarray(table, dtype=np.float64)
+    n_classes = table.shape[0]
+    if n_classes == 2:
+        return np.stack([table[0] - table[1], table[1] - table[0]])
+    with np.errstate(invalid="ignore"):
+        return table - (table.sum(axis=0) - table) / (n_classes - 1)
 
 
 def _same_value(a, b):
@@ -348,6 +392,57 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
     def _linear_in_binarized_x(self):
         """Whether ``_linear_export`` is linear in binarized x rather than in x (BernoulliNB with ``binarize``)."""
         return False
+
+    # -------------------------------------------------------- explanation
+    def _pair_terms(self, X, first, second):
+        """Per-feature terms of jll[i, first[i]] - jll[i, second[i]], for X as ``_check_X`` returned it.
+
+        Naive Bayes log-likelihoods are sums over the features, so the
+        difference splits exactly into the difference at the all-zero row
+        (the priors included) and, for each stored entry x_ij, the change of
+        the difference when x_ij goes from 0 to its value.  The default reads
+        ``_linear_terms`` and computes the terms by a kernel over the CSR rows.
+
+        Parameters
+        ----------
+        X : validated input
+        first, second : ndarray of shape (n_samples,)
+            Class indices of each row.
+
+        Returns
+        -------
+        terms : sparse array of shape (n_samples, n_features)
+            CSR; entry (i, j) is the term of x_ij (stored entries of X only).
+        constant : ndarray of shape (n_samples,)
+            The difference at the all-zero row.
+        """
+        try:
+            table, bias, binarize, threshold = self._linear_terms()
+        except NotImplementedError:
+            raise TypeError(f"{type(self).__name__} does not split its joint log-likelihood into per-feature "
+                            "terms.") from None
+        terms, constant = pair_terms(X, table, bias, first, second, binarize=binarize, threshold=threshold)
+        return terms_matrix(X, terms), constant
+
+    def _feature_scores(self):
+        """How much each term raises each class's log-odds against the other classes (two classes or more).
+
+        The default contrasts the coefficients of ``_linear_export``: each
+        class's per-feature term minus the mean of the other classes' (for two
+        classes, the exact per-feature term of their log-odds).
+
+        Returns
+        -------
+        scores : ndarray of shape (n_classes, n_terms)
+        feature : ndarray of shape (n_terms,)
+            The feature (column of X) of each term.
+        category : ndarray of shape (n_terms,) or None
+            The value of the feature each term stands for (CategoricalNB's
+            categories; -1 where a term is the feature itself), or None when
+            every term is the feature itself.
+        """
+        coef = np.asarray(self._linear_export()[0], dtype=np.float64)
+        return contrast(coef), np.arange(coef.shape[1]), None
 
     # ------------------------------------------------------------ merging
     @classmethod

@@ -24,7 +24,7 @@ import scipy.sparse as sp
 
 from nbfast._kernels.categories import category_columns, count_bad_codes
 from nbfast._kernels.threads import effective_n_threads
-from nbfast.naive_bayes._base import _BaseNB, scores_from_joint_log_likelihood
+from nbfast.naive_bayes._base import _BaseNB, contrast, pair_terms, scores_from_joint_log_likelihood, terms_matrix
 from nbfast.naive_bayes._discrete import _BaseDiscreteNB, accumulate_class_counts
 
 # Category codes must fit an int64 exactly once converted from float.
@@ -340,6 +340,17 @@ class CategoricalNB(_BaseDiscreteNB):
 
     def _linear_terms(self):
         return self._delta_table, self.class_log_prior_ + self._log_zero_sum, False, 0.0
+
+    def _pair_terms(self, X, first, second):
+        # entry k of the category matrix is entry k of X, moved to its category's column
+        table, bias = self._linear_terms()[:2]
+        terms, constant = pair_terms(self._category_matrix(X, self.n_categories_), table, bias, first, second)
+        return terms_matrix(X, terms), constant
+
+    def _feature_scores(self):
+        # the linear model on the one-hot encoding: a term per (feature, category)
+        feature, category, columns = _seen_columns(self.n_categories_)
+        return contrast(self._log_prob[:, columns]), feature, category
 
     def _score(self, X, mode):
         categories = self._category_matrix(X, self.n_categories_)

@@ -19,7 +19,7 @@ from nbfast._kernels import gaussian as _kernels
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import check_class_prior, check_is_fitted, check_X
-from nbfast.naive_bayes._base import _BaseNB, encode_labels, unique_classes
+from nbfast.naive_bayes._base import _BaseNB, encode_labels, pair_terms, terms_matrix, unique_classes
 from nbfast.naive_bayes._discrete import group_rows_by_class
 
 VARIANCES = ("class_feature", "feature", "class", "global")
@@ -293,13 +293,18 @@ class GaussianNB(_BaseNB):
             raise ValueError(f"class_prior_ must have shape {shape[:1]} and epsilon_ be a number.")
 
     # -------------------------------------------------------------- scoring
-    def _score(self, X, mode):
+    def _scoring_terms(self):
+        """(mean, 1 / (2 var), bias), the first two (n_features, n_classes): the scoring kernel's tables."""
         mean = np.ascontiguousarray(self.theta_.T, dtype=np.float64)
         var = np.ascontiguousarray(self.var_.T, dtype=np.float64)
         with np.errstate(divide="ignore"):
             half_inv_var = 0.5 / var
             # jll[c] = log prior_c - 0.5 sum_j log(2 pi var_cj) - sum_j (x_j - mean_cj)^2 / (2 var_cj)
             bias = np.log(self.class_prior_) - 0.5 * np.log(2.0 * np.pi * var).sum(axis=0)
+        return mean, half_inv_var, bias
+
+    def _score(self, X, mode):
+        mean, half_inv_var, bias = self._scoring_terms()
         n_samples, n_classes = X.shape[0], mean.shape[1]
         if mode == Output.ARGMAX:
             labels, out = np.empty(n_samples, dtype=np.int64), np.empty((0, 0))
@@ -316,6 +321,32 @@ class GaussianNB(_BaseNB):
         work = (X.nnz if sp.issparse(X) else X.size) * n_classes + n_samples * n_classes
         _kernels.score(*arrays, mean, half_inv_var, bias, mode, out, labels, effective_n_threads(work))
         return labels if mode == Output.ARGMAX else out
+
+    # ------------------------------------------------------- explanation
+    def _pair_terms(self, X, first, second):
+        X = X if sp.issparse(X) else sp.csr_array(X)  # dense input: its nonzero entries, nothing densified
+        mean, half_inv_var, bias = self._scoring_terms()
+        with np.errstate(invalid="ignore"):
+            # the all-zero row scores bias - sum_j mean^2 / (2 var); a stored x adds x mean / var - x^2 / (2 var)
+            zero_row = bias - (mean * mean * half_inv_var).sum(axis=0)
+            terms, constant = pair_terms(X, 2.0 * mean * half_inv_var, zero_row, first, second, square=-half_inv_var)
+        return terms_matrix(X, terms), constant
+
+    def _feature_scores(self):
+        """Per feature, the Kullback-Leibler divergence of class c's normal from each other class's, averaged.
+
+        KL(N(m_c, v_c) || N(m_o, v_o)) = (log(v_o / v_c) + (v_c + (m_c - m_o)^2) / v_o - 1) / 2 is the
+        expected log-likelihood ratio of c against o on class c's values of the feature.
+        """
+        mean, var = np.asarray(self.theta_, dtype=np.float64), np.asarray(self.var_, dtype=np.float64)
+        n_classes = mean.shape[0]
+        scores = np.empty_like(mean)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for c in range(n_classes):
+                others = np.arange(n_classes) != c
+                kl = 0.5 * (np.log(var[others] / var[c]) + (var[c] + (mean[c] - mean[others]) ** 2) / var[others] - 1)
+                scores[c] = kl.mean(axis=0)
+        return scores, np.arange(mean.shape[1]), None
 
     # ---------------------------------------------------------- extensions
     def _linear_export(self):

@@ -402,15 +402,50 @@ class MixedNB(_BaseComposition, _BaseNB):
     def _score(self, X, mode):
         return scores_from_joint_log_likelihood(self._joint_log_likelihood(X), mode)
 
+    def _nbfast_parts(self, refusal):
+        """(name, estimator, columns) of the fitted parts, all nbfast estimators (TypeError naming ``refusal``)."""
+        for (name, estimator), index in zip(self._child_estimators(), self.columns_):
+            if not isinstance(estimator, _BaseNB):
+                raise TypeError(f"Part {name!r} ({type(estimator).__name__}) is not an nbfast estimator: {refusal}.")
+            yield name, estimator, index
+
+    def _pair_terms(self, X, first, second):
+        """Each part's terms on its columns; the constant is the shared prior plus each part's baseline."""
+        with np.errstate(invalid="ignore"):
+            constant = self.class_log_prior_[first] - self.class_log_prior_[second]
+        rows, columns, values = [], [], []
+        for _, estimator, index in self._nbfast_parts("no per-feature terms"):
+            X_part = estimator._check_X(_select(X, index), reset=False)
+            terms, part_constant = estimator._pair_terms(X_part, first, second)
+            part_prior = estimator._added_log_prior()
+            with np.errstate(invalid="ignore"):
+                constant += part_constant - (part_prior[first] - part_prior[second])
+            terms = sp.coo_array(terms)
+            rows.append(terms.row)
+            columns.append(index[terms.col])
+            values.append(terms.data)
+        # a column in several parts gets the sum of their terms
+        terms = sp.coo_array((np.concatenate(values), (np.concatenate(rows), np.concatenate(columns))),
+                             shape=(X.shape[0], self.n_features_in_))
+        return terms.tocsr(), constant
+
+    def _feature_scores(self):
+        """The parts' scores side by side, on X's columns (category -1: a part's term is the feature itself)."""
+        scores, features, categories = [], [], []
+        for _, estimator, index in self._nbfast_parts("no feature scores"):
+            part_scores, feature, category = estimator._feature_scores()
+            scores.append(part_scores)
+            features.append(index[feature])
+            categories.append(np.full(len(feature), -1) if category is None else category)
+        categories = np.concatenate(categories)
+        return np.hstack(scores), np.concatenate(features), None if np.all(categories < 0) else categories
+
     def _linear_export(self):
         """(coef, intercept) summing the parts' exports; each part keeps its own exact relation."""
         check_is_fitted(self)
         coef = np.zeros((len(self.classes_), self.n_features_in_))
         intercept = self.class_log_prior_.copy()
-        for (name, estimator), index in zip(self._child_estimators(), self.columns_):
-            if not isinstance(estimator, _BaseNB):
-                raise TypeError(f"Part {name!r} ({type(estimator).__name__}) is not an nbfast estimator: no linear "
-                                "export.")
+        for name, estimator, index in self._nbfast_parts("no linear export"):
             if estimator._linear_in_binarized_x():
                 raise ValueError(
                     f"Part {name!r} ({type(estimator).__name__}) is linear in its binarized columns only, "

@@ -23,11 +23,14 @@ class Block:
         The 1-based line (text files) or row (.npz) of each row in its file, for messages.
     n_bytes : int
         Input bytes the block consumed (for progress).
+    documents : list of str or None
+        The raw text of each row (text files only).
     """
 
-    def __init__(self, path, data, indices, indptr, y, row_numbers, n_bytes, *, unit="line", base=0):
+    def __init__(self, path, data, indices, indptr, y, row_numbers, n_bytes, *, unit="line", base=0, documents=None):
         self.path, self.data, self.indices, self.indptr = path, data, indices, indptr
         self.y, self.row_numbers, self.n_bytes, self.unit, self.base = y, row_numbers, n_bytes, unit, base
+        self.documents = documents
 
     @property
     def n_rows(self):
