@@ -281,3 +281,25 @@ def check_class_prior(prior, n_classes, name="class_prior"):
     if not np.isclose(prior.sum(), 1.0):
         raise ValueError(f"The sum of the priors should be 1 ({name} must sum to 1); {name} sums to {prior.sum()!r}.")
     return prior
+
+
+# ------------------------------------------------------------------ fitted values
+# Checked where a model's tables are loaded or assigned (O(size), never on every prediction).
+def check_no_nan(values, name):
+    """Refuse NaN in a table a kernel will read (a NaN score silently predicts the first class)."""
+    if np.isnan(values).any():
+        raise ValueError(f"{name} contains NaN.")
+
+
+def check_counts(values, name):
+    """Refuse counts (sufficient statistics) that are negative, NaN or infinite."""
+    values = np.asarray(values, dtype=np.float64)
+    if not (np.isfinite(values).all() and (values >= 0).all()):
+        raise ValueError(f"{name} must hold finite non-negative counts.")
+
+
+def check_log_prior(values, name):
+    """Refuse NaN and +inf in log-probabilities added to every score (-inf is a class ruled out)."""
+    values = np.asarray(values, dtype=np.float64)
+    if np.isnan(values).any() or np.isposinf(values).any():
+        raise ValueError(f"{name} must hold log-probabilities (no NaN, no +inf).")
