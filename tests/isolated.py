@@ -1,9 +1,9 @@
 """Risky calls run in a fresh interpreter, so that a crash (a segmentation fault, an abort) fails the test that
 made the call instead of killing the test run.
 
-A test module defines ``CASES``, a dict of name -> zero-argument callable, and calls
-``run_cases(__file__)`` (typically in a module-scoped fixture): every case runs in a child interpreter and its
-outcome comes back as ``"ok"`` or ``"<ExceptionType>: <message>"``.  A case that ends the interpreter by a
+A test module defines ``CASES``, a dict of name -> zero-argument callable, and gets their outcomes from
+``run_cases(__file__)`` (or a test from ``case_test``): every case runs in a child interpreter and its outcome
+comes back as ``"ok"`` or ``"<ExceptionType>: <message>"``.  A case that ends the interpreter by a
 signal gets the outcome ``"signal <n>"`` and the remaining cases run in a new interpreter.  A child's address
 space is limited (``MEMORY_LIMIT``): a runaway allocation is a MemoryError, not a machine out of memory.
 """
@@ -11,6 +11,7 @@ space is limited (``MEMORY_LIMIT``): a runaway allocation is a MemoryError, not 
 import importlib.util
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -60,6 +61,25 @@ def run_cases(path, names=None, timeout=600):
             how = f"signal {-child.returncode}" if child.returncode < 0 else f"exit {child.returncode}"
             outcomes[started] = f"{how}: {child.stderr[-500:]}"
     return outcomes
+
+
+_OUTCOMES = {}
+
+
+def case_test(path, cases, expected):
+    """A test, parametrized over ``cases``, that each case ended as ``expected[case]`` says (a regular
+    expression matched at the start of the outcome; "ok" when absent).  The cases run once, in child
+    interpreters, the first time the test runs."""
+    import pytest
+
+    @pytest.mark.parametrize("case", list(cases))
+    def test(case):
+        if path not in _OUTCOMES:
+            _OUTCOMES[path] = run_cases(path)
+        outcome = _OUTCOMES[path][case]
+        assert re.match(expected.get(case, "ok"), outcome), f"{case}: {outcome}"
+
+    return test
 
 
 def _load(path):

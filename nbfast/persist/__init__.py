@@ -26,6 +26,7 @@ from nbfast.persist._container import (
     _PREAMBLE,
     FORMAT_VERSION,
     MAGIC,
+    MAX_HEADER_NBYTES,
     ModelFormatError,
     _align,
     _array_views,
@@ -94,6 +95,9 @@ def save(model, path, *, vectorizer=None):
     if vectorizer_entry is not None:
         header["vectorizer"] = vectorizer_entry
     raw = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    if len(raw) > MAX_HEADER_NBYTES:
+        raise ValueError(f"cannot save this model: its description takes {len(raw):,} bytes, more than the "
+                         f"{MAX_HEADER_NBYTES:,} a model file's header may hold.")
     path = os.fspath(path)
     temporary = f"{path}.{os.getpid()}-{threading.get_ident()}.tmp"
     try:
@@ -155,20 +159,33 @@ def load(path, *, mmap=False):
             raise ModelFormatError(f"invalid or inconsistent model: {exc}") from exc
         if header["model"].get("fitted") is None:
             raise ModelFormatError("the file holds an unfitted model.")
+        _check_summary(header["summary"], model)
         return model
     except ModelFormatError as exc:
         raise ModelFormatError(f"{path}: {exc}") from exc.__cause__
 
 
-def load_vectorizer(path):
+def _check_summary(summary, model):
+    """The header's summary (what ``nbfast info`` shows) must describe the model the file holds."""
+    if summary.get("classes") != model.classes_.tolist() or summary.get("n_features_in") != model.n_features_in_:
+        raise ModelFormatError("the header's summary (classes, n_features_in) does not describe the model it holds.")
+
+
+def load_vectorizer(path, *, trust=False):
     """The text vectorizer stored with a model by ``save(..., vectorizer=...)``, or None.
 
-    Only the (checksummed) header is read.
+    Only the (checksummed) header is read.  The stored settings are checked as
+    data from a stranger: documents as content only (never file names to open),
+    n-grams of at most 10, no callables, and a token pattern among nbfast's safe
+    ones unless ``trust`` is True.
 
     Parameters
     ----------
     path : str or os.PathLike
         A model file.
+    trust : bool, default=False
+        Accept any stored token pattern (a regular expression can take
+        exponential time on crafted text): only for files from a trusted author.
 
     Returns
     -------
@@ -187,7 +204,7 @@ def load_vectorizer(path):
             header, _ = _read_header(f)
         if "vectorizer" not in header:
             return None
-        return _rebuild_vectorizer(header["vectorizer"], header["summary"].get("n_features_in"))
+        return _rebuild_vectorizer(header["vectorizer"], header["summary"].get("n_features_in"), trust)
     except ModelFormatError as exc:
         raise ModelFormatError(f"{path}: {exc}") from None
     except RecursionError:

@@ -356,7 +356,7 @@ BAD_FILES = {
             class_count_=h["model"]["fitted"]["classes_"], classes_=h["model"]["fitted"]["class_count_"])),
         "invalid or inconsistent",
     ),
-    "deeply-nested": (lambda raw: _deeply_nested(raw, 100_000), "unreadable header"),
+    "deeply-nested": (lambda raw: _deeply_nested(raw, 100_000), "unreadable header|far more JSON objects"),
     "short-class-log-prior": (lambda raw: _inconsistent(class_log_prior_=lambda v: v[:2]), r"class_log_prior_ has shape \(2,\)"),
     "wrong-n-features": (lambda raw: _inconsistent(n_features_in_=lambda v: v + 5), r"shape \(3, 12\), expected an array of shape \(3, 17\)"),
     "huge-n-features": (lambda raw: _inconsistent(n_features_in_=lambda v: 10**15), "do not fit the stored arrays"),
