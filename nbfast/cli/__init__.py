@@ -2,11 +2,13 @@
 
 Each command module defines ``add_arguments(parser)`` and ``run(args) -> int``.
 Errors a user can fix (bad file, bad option, bad input) print one line on
-stderr and exit with status 2; they never end in a traceback.
+stderr and exit with status 2; they never end in a traceback.  SIGTERM ends a
+command like Ctrl-C does, removing its temporary files (exit status 143).
 """
 
 import argparse
 import importlib
+import signal
 import sys
 
 from nbfast._version import __version__
@@ -37,9 +39,26 @@ def build_parser():
     return parser
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that every ``finally`` runs (temporary files are removed)."""
+
+
+def _terminate(signum, frame):
+    raise Terminated()
+
+
+def _on_sigterm(handler):
+    """Install ``handler`` for SIGTERM (only the main thread can); return the previous one, or None."""
+    try:
+        return signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        return None
+
+
 def main(argv=None):
     """Entry point of the ``nbfast`` console script."""
     args = build_parser().parse_args(argv)
+    previous = _on_sigterm(_terminate)
     try:
         return args._run(args) or 0
     except USER_ERRORS as exc:
@@ -48,5 +67,11 @@ def main(argv=None):
     except KeyboardInterrupt:
         print(f"nbfast {args.command}: interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        print(f"nbfast {args.command}: terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
+    finally:
+        if previous is not None:
+            _on_sigterm(previous)
 
 

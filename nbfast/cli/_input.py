@@ -6,6 +6,7 @@ import sys
 import time
 
 from nbfast._compat import optional
+from nbfast.cli._errors import CommandError
 from nbfast.naive_bayes import ESTIMATORS
 from nbfast.readers import FORMATS, input_format, iter_blocks, prefetch
 from nbfast.readers.text import TEXT_FORMATS
@@ -13,6 +14,22 @@ from nbfast.readers.text import TEXT_FORMATS
 #: --model name (the class name without "NB", lowercased) -> estimator class, for every registered estimator
 #: that can be made from command-line options (not the composite MixedNB, which is built from parts).
 MODEL_KINDS = {name.removesuffix("NB").lower(): cls for name, cls in ESTIMATORS.items() if not cls._composite}
+
+
+# ---------------------------------------------------------------------- output
+def _same_file(a, b):
+    """Whether two paths name one file (links and other spellings included), or would once created."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one does not exist (yet)
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def check_output(output, inputs):
+    """Refuse an output path that names one of the inputs: writing it would destroy what is being read."""
+    for path in inputs:
+        if _same_file(output, path):
+            raise CommandError(f"the output {output} is also an input ({path}): write it elsewhere")
 
 
 # ----------------------------------------------------------------------- input

@@ -14,6 +14,7 @@ from nbfast.cli._input import (
     MODEL_KINDS,
     Progress,
     add_input_arguments,
+    check_output,
     model_input,
     read_blocks,
     takes_sparse,
@@ -75,9 +76,13 @@ def labels_of(block):
     return block.y
 
 
+#: Floats are exact integers up to 2**53: beyond, distinct labels could become one int64.
+_EXACT_INTEGERS = 2.0**53
+
+
 def integral_labels(y):
-    """Float labels that are all whole numbers (as svmlight stores them) become int64."""
-    if y.dtype.kind == "f" and np.all(np.mod(y, 1) == 0):
+    """Float labels that are all whole numbers (as svmlight stores them) and exact become int64."""
+    if y.dtype.kind == "f" and np.all(np.mod(y, 1) == 0) and np.all(np.abs(y) <= _EXACT_INTEGERS):
         return y.astype(np.int64)
     return y
 
@@ -97,6 +102,7 @@ def scan(args):
 
 
 def run(args):
+    check_output(args.output, args.input)
     estimator = make_estimator(args)
     if args.n_features is not None and args.n_features < 1:
         raise ValueError(f"--n-features must be at least 1, got {args.n_features}")
@@ -115,6 +121,9 @@ def run(args):
         except ValueError as exc:
             first, last = block.row_numbers[0], block.row_numbers[-1]
             raise ValueError(f"{block.path} {block.unit}s {first}-{last}: {exc}") from None
+        except MemoryError:
+            raise ValueError(f"not enough memory for a model of {len(classes)} classes x {n_features:,} features "
+                             "(the largest feature index of the input, or --n-features, sets the width)") from None
     save(estimator, args.output, vectorizer=vectorizer)
     progress.close(f"trained {type(estimator).__name__} ({len(classes)} classes, {n_features} features) "
                    f"-> {args.output}")

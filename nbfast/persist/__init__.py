@@ -15,7 +15,6 @@ a newer format is refused with a message asking to upgrade nbfast.
 import hashlib
 import json
 import os
-import threading
 
 from nbfast._compat import NotFittedError
 from nbfast._version import __version__
@@ -34,6 +33,7 @@ from nbfast.persist._container import (
     _read_data,
     _read_header,
 )
+from nbfast.persist._files import replacing
 from nbfast.persist._info import read_info
 from nbfast.persist._vectorizer import _rebuild_vectorizer, _vectorizer_spec
 
@@ -98,20 +98,12 @@ def save(model, path, *, vectorizer=None):
     if len(raw) > MAX_HEADER_NBYTES:
         raise ValueError(f"cannot save this model: its description takes {len(raw):,} bytes, more than the "
                          f"{MAX_HEADER_NBYTES:,} a model file's header may hold.")
-    path = os.fspath(path)
-    temporary = f"{path}.{os.getpid()}-{threading.get_ident()}.tmp"
-    try:
-        with open(temporary, "wb") as f:
-            f.write(_PREAMBLE.pack(MAGIC, len(raw), hashlib.sha256(raw).digest()))
-            f.write(raw)
-            f.write(bytes(_align(_PREAMBLE.size + len(raw)) - _PREAMBLE.size - len(raw)))
-            for chunk in _data_chunks(encoder.arrays, entries):
-                f.write(chunk)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    with replacing(os.fspath(path)) as f:
+        f.write(_PREAMBLE.pack(MAGIC, len(raw), hashlib.sha256(raw).digest()))
+        f.write(raw)
+        f.write(bytes(_align(_PREAMBLE.size + len(raw)) - _PREAMBLE.size - len(raw)))
+        for chunk in _data_chunks(encoder.arrays, entries):
+            f.write(chunk)
 
 
 def load(path, *, mmap=False):
