@@ -4,10 +4,12 @@ made the call instead of killing the test run.
 A test module defines ``CASES``, a dict of name -> zero-argument callable, and gets their outcomes from
 ``run_cases(__file__)`` (or a test from ``case_test``): every case runs in a child interpreter and its outcome
 comes back as ``"ok"`` or ``"<ExceptionType>: <message>"``.  A case that ends the interpreter by a
-signal gets the outcome ``"signal <n>"`` and the remaining cases run in a new interpreter.  A child's address
+signal gets the outcome ``"signal <n>"``, one that runs longer than ``CASE_TIMEOUT`` seconds ``"exit 1"`` (with
+the stack where it hung), and the remaining cases run in a new interpreter.  A child's address
 space is limited (``MEMORY_LIMIT``): a runaway allocation is a MemoryError, not a machine out of memory.
 """
 
+import faulthandler
 import importlib.util
 import json
 import os
@@ -19,6 +21,8 @@ from pathlib import Path
 
 TESTS = Path(__file__).parent
 MEMORY_LIMIT = 6 << 30
+#: Seconds a case may take (a module may set its own CASE_TIMEOUT); a case that takes longer ends its child.
+CASE_TIMEOUT = 120
 _START, _DONE = "isolated-start", "isolated-done"
 
 
@@ -90,10 +94,15 @@ def _load(path):
 
 
 def _main(path, names):
-    cases = _load(path).CASES
+    module = _load(path)
+    cases, case_timeout = module.CASES, getattr(module, "CASE_TIMEOUT", CASE_TIMEOUT)
     for name in names:
         print(f"{_START}\t{name}", flush=True)
-        print(f"{_DONE}\t{name}\t{json.dumps(outcome(cases[name]))}", flush=True)
+        # A hang ends the child (a watchdog thread, which runs even while a kernel holds the CPU).
+        faulthandler.dump_traceback_later(case_timeout, exit=True)
+        result = outcome(cases[name])
+        faulthandler.cancel_dump_traceback_later()
+        print(f"{_DONE}\t{name}\t{json.dumps(result)}", flush=True)
 
 
 if __name__ == "__main__":
