@@ -1,6 +1,7 @@
 """Parameters and fitted attributes that reach the kernels by roads other than X: each is refused with a
 ValueError before any kernel reads it, and never ends the interpreter (the risky calls run in a child)."""
 
+import sys
 import threading
 
 import isolated
@@ -56,10 +57,12 @@ def _fit_while_predicting(cls):
                 for X, y in (large, small):
                     model.fit(X, y)
 
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(1e-6)  # switch threads as often as possible: every window of the race opens
         thread = threading.Thread(target=refit)
         thread.start()
         try:
-            for _ in range(400):
+            for _ in range(2000):
                 for X, _y in (small, large):
                     try:
                         model.predict_proba(X)
@@ -68,6 +71,7 @@ def _fit_while_predicting(cls):
         finally:
             stop.set()
             thread.join()
+            sys.setswitchinterval(interval)
 
     return call
 
