@@ -277,9 +277,9 @@ def check_scoring_table(table, bias, n_rows, n_classes, log_prior):
                          "attribute was assigned with the wrong shape.")
     if not isinstance(table, np.ndarray) or table.shape != (n_rows, n_classes) or np.shape(bias) != (n_classes,):
         raise ValueError(
-            f"the model's scoring table (features x classes) has shape {np.shape(table)} and its bias {np.shape(bias)}; X and classes_ "
-            f"need ({n_rows}, {n_classes}) and ({n_classes},): a fitted attribute was assigned with the wrong shape "
-            "(or the model was refitted while predicting)."
+            f"the model's scoring table (features x classes) has shape {np.shape(table)} and its bias "
+            f"{np.shape(bias)}; X and classes_ need ({n_rows}, {n_classes}) and ({n_classes},): a fitted attribute "
+            "was assigned with the wrong shape (or the model was refitted while predicting)."
         )
 
 

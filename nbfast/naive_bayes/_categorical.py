@@ -128,6 +128,7 @@ class CategoricalNB(_BaseDiscreteNB):
     n_categories_ : ndarray of shape (n_features,), dtype=np.int64
         Number of categories of each feature: the largest category seen (over
         all calls to fit / partial_fit) plus one, or the minimum asked for.
+        Read-only; an assigned array is checked (counts >= 1) and copied.
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (n_features_in_,)

@@ -310,14 +310,13 @@ class GaussianNB(_BaseNB):
             raise ValueError("theta_ must hold finite means.")
 
     @staticmethod
-    def _check_scoring_arrays(mean, var, class_prior, n_features):
+    def _check_scoring_arrays(mean, var, class_prior, n_features, n_classes):
         """The arrays the kernel reads: (n_features, n_classes) means and variances, (n_classes,) priors (O(1))."""
-        n_classes = len(class_prior) if np.ndim(class_prior) == 1 else -1
-        if mean.shape != (n_features, n_classes) or var.shape != mean.shape:
+        if np.shape(class_prior) != (n_classes,) or mean.shape != (n_features, n_classes) or var.shape != mean.shape:
             raise ValueError(
                 f"theta_ {mean.T.shape}, var_ {var.T.shape} and class_prior_ {np.shape(class_prior)} do not agree "
-                f"with each other and with X's {n_features} features: a fitted attribute was assigned with the wrong "
-                "shape (or the model was refitted while predicting)."
+                f"with each other, with X's {n_features} features and the {n_classes} classes_: a fitted attribute was "
+                "assigned with the wrong shape (or the model was refitted while predicting)."
             )
 
     # -------------------------------------------------------------- scoring
@@ -325,7 +324,7 @@ class GaussianNB(_BaseNB):
         mean = np.ascontiguousarray(np.asarray(self.theta_, dtype=np.float64).T)
         var = np.ascontiguousarray(np.asarray(self.var_, dtype=np.float64).T)
         class_prior = self.class_prior_
-        self._check_scoring_arrays(mean, var, class_prior, X.shape[1])
+        self._check_scoring_arrays(mean, var, class_prior, X.shape[1], len(self.classes_))
         with np.errstate(divide="ignore"):
             half_inv_var = 0.5 / var
             # jll[c] = log prior_c - 0.5 sum_j log(2 pi var_cj) - sum_j (x_j - mean_cj)^2 / (2 var_cj)

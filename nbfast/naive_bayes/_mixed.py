@@ -403,7 +403,9 @@ class MixedNB(_BaseNB):
         for index, estimator in zip(columns, estimators):
             if not isinstance(index, np.ndarray) or index.ndim != 1 or index.dtype.kind not in "iu" or index.size == 0 \
                     or index.min() < 0 or index.max() >= self.n_features_in_:
-                raise ValueError(f"columns_ must hold non-empty arrays of column indices in [0, {self.n_features_in_}).")
+                raise ValueError(
+                    f"columns_ must hold non-empty arrays of column indices in [0, {self.n_features_in_})."
+                )
             check_is_fitted(estimator)
             if estimator.n_features_in_ != index.size or not np.array_equal(estimator.classes_, self.classes_):
                 raise ValueError("a part of MixedNB does not match its columns or the model's classes_.")

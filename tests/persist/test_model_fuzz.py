@@ -79,8 +79,8 @@ def _array_value(rng, header, data):
     elif dtype.kind == "b":
         value = not view[k]
     else:  # a character of a string
-        view = np.frombuffer(data, dtype=np.dtype("u4").newbyteorder(dtype.byteorder), count=count * (dtype.itemsize // 4),
-                             offset=entry["offset"])
+        code_unit = np.dtype("u4").newbyteorder(dtype.byteorder)
+        view = np.frombuffer(data, dtype=code_unit, count=count * (dtype.itemsize // 4), offset=entry["offset"])
         k = int(rng.integers(view.size))
         value = _CODE_POINTS[rng.integers(len(_CODE_POINTS))]
     view[k] = value

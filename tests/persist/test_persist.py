@@ -357,10 +357,16 @@ BAD_FILES = {
         "invalid or inconsistent",
     ),
     "deeply-nested": (lambda raw: _deeply_nested(raw, 100_000), "unreadable header|far more JSON objects"),
-    "short-class-log-prior": (lambda raw: _inconsistent(class_log_prior_=lambda v: v[:2]), r"class_log_prior_ has shape \(2,\)"),
-    "wrong-n-features": (lambda raw: _inconsistent(n_features_in_=lambda v: v + 5), r"shape \(3, 12\), expected an array of shape \(3, 17\)"),
+    "short-class-log-prior": (
+        lambda raw: _inconsistent(class_log_prior_=lambda v: v[:2]), r"class_log_prior_ has shape \(2,\)"
+    ),
+    "wrong-n-features": (
+        lambda raw: _inconsistent(n_features_in_=lambda v: v + 5), r"shape \(3, 12\), expected an array of shape \(3, 17\)"
+    ),
     "huge-n-features": (lambda raw: _inconsistent(n_features_in_=lambda v: 10**15), "do not fit the stored arrays"),
-    "narrow-log-prob-table": (lambda raw: _inconsistent(feature_log_prob_=lambda v: v[:, :5]), "feature_log_prob_ has shape"),
+    "narrow-log-prob-table": (
+        lambda raw: _inconsistent(feature_log_prob_=lambda v: v[:, :5]), "feature_log_prob_ has shape"
+    ),
     "wrong-count-shape": (lambda raw: _inconsistent(feature_count_=lambda v: v[:, :3]), "feature_count_ has shape"),
     "unsorted-classes": (lambda raw: _inconsistent(classes_=lambda v: v[::-1].copy()), "sorted, unique"),
     "invalid-code-point": (
