@@ -202,8 +202,9 @@ def check_fitted_state(model):
     Kernels trust the shapes of the tables they are given, so a model rebuilt
     from a file or from another library is checked before it is used: sorted
     unique ``classes_``, an integer ``n_features_in_``, numeric fitted arrays,
-    sufficient statistics shaped like ``_init_stats(n_classes, n_features)``,
-    and whatever the estimator's :meth:`_BaseNB._validate_fitted` checks.
+    the parameters (the estimator's own ``_validate_params``), sufficient
+    statistics shaped like ``_init_stats(n_classes, n_features)``, and whatever
+    the estimator's :meth:`_BaseNB._validate_fitted` checks.
 
     Raises
     ------
