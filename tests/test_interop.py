@@ -115,5 +115,5 @@ def test_inconsistent_sklearn_model_is_refused():
     X, y = _data("MultinomialNB", "int")
     sk_model = sk_nb.MultinomialNB().fit(X, y)
     sk_model.class_log_prior_ = sk_model.class_log_prior_[:2]
-    with pytest.raises(ValueError, match=r"bias \(2,\)"):
+    with pytest.raises(ValueError, match=r"class_log_prior_ has shape \(2,\)"):
         nbfast.from_sklearn(sk_model)

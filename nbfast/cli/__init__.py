@@ -2,11 +2,13 @@
 
 Each command module defines ``add_arguments(parser)`` and ``run(args) -> int``.
 Errors a user can fix (bad file, bad option, bad input) print one line on
-stderr and exit with status 2; they never end in a traceback.
+stderr and exit with status 2; they never end in a traceback.  SIGTERM ends a
+command like Ctrl-C does, removing its temporary files (exit status 143).
 """
 
 import argparse
 import importlib
+import signal
 import sys
 
 from nbfast._version import __version__
@@ -42,6 +44,22 @@ def build_parser():
     return parser
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that every ``finally`` runs (temporary files are removed)."""
+
+
+def _terminate(signum, frame):
+    raise Terminated()
+
+
+def _on_sigterm(handler):
+    """Install ``handler`` for SIGTERM (only the main thread can); return the previous one, or None."""
+    try:
+        return signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        return None
+
+
 def main(argv=None):
     """Entry point of the ``nbfast`` console script."""
     try:
@@ -50,6 +68,7 @@ def main(argv=None):
             args._parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exc:  # argparse has printed --help, --version, or the usage and the error (status 2)
         return exc.code
+    previous = _on_sigterm(_terminate)
     try:
         return args._run(args) or 0
     except USER_ERRORS as exc:
@@ -58,5 +77,11 @@ def main(argv=None):
     except KeyboardInterrupt:
         print(f"nbfast {args.command}: interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        print(f"nbfast {args.command}: terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
+    finally:
+        if previous is not None:
+            _on_sigterm(previous)
 
 

@@ -20,6 +20,15 @@ from nbfast.readers.text import TEXT_FORMATS
 MODEL_KINDS = {name.removesuffix("NB").lower(): cls for name, cls in ESTIMATORS.items() if not cls._composite}
 
 
+# ---------------------------------------------------------------------- output
+def _same_file(a, b):
+    """Whether two paths name one file (links and other spellings included), or would once created."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one does not exist (yet)
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
 # ----------------------------------------------------------------------- input
 def add_input_arguments(parser, *, required=True):
     parser.add_argument("input", nargs="+" if required else "*", metavar="INPUT",
@@ -38,11 +47,15 @@ def add_input_arguments(parser, *, required=True):
                         help="JSONL field holding the document (default 'text')")
 
 
-def check_output(path, suffixes, what):
-    """Refuse an output path whose folder does not exist, or whose extension the command does not write.
+def check_output(path, inputs, suffixes, what):
+    """Refuse an output path before any work: one that names an input (writing it would destroy what is being
+    read), one whose folder does not exist, or one whose extension the command does not write.
 
     ``suffixes`` are the extensions written ("" for none), ``what`` says what they are for the message.
     """
+    for other in inputs:
+        if _same_file(path, other):
+            raise CommandError(f"the output {path} is also an input ({other}): write it elsewhere")
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise CommandError(f"-o {path}: the folder {folder} does not exist")
@@ -99,9 +112,13 @@ def labels_of(block, purpose):
     return block.y
 
 
+#: Floats are exact integers up to 2**53: beyond, distinct labels could become one int64.
+_EXACT_INTEGERS = 2.0**53
+
+
 def integral_labels(y):
-    """Float labels that are all whole numbers (as svmlight stores them) become int64."""
-    if y.dtype.kind == "f" and np.all(np.mod(y, 1) == 0):
+    """Float labels that are all whole numbers (as svmlight stores them) and exact become int64."""
+    if y.dtype.kind == "f" and np.all(np.mod(y, 1) == 0) and np.all(np.abs(y) <= _EXACT_INTEGERS):
         return y.astype(np.int64)
     return y
 

@@ -38,9 +38,9 @@ def add_arguments(parser):
                         help="draw the confusion matrix, normalized per true label, to an image (needs matplotlib)")
 
 
-def check_plot(path):
-    """Refuse a plot path that cannot be written before any work: its folder, its extension, matplotlib."""
-    check_output(path, _PLOT_SUFFIXES, "the plot is written as .png, .svg or .pdf")
+def check_plot(path, inputs):
+    """Refuse a plot path that cannot be written before any work: an input, its folder, its extension, matplotlib."""
+    check_output(path, inputs, _PLOT_SUFFIXES, "the plot is written as .png, .svg or .pdf")
     pyplot("--plot")
 
 
@@ -56,7 +56,7 @@ def unseen_warning(unseen):
 
 def run(args):
     if args.plot:
-        check_plot(args.plot)
+        check_plot(args.plot, [args.model, *args.input])
     model, vectorizer = load_model(args)
     counts = EvaluationCounts(model)
     progress = Progress("evaluating", args.input)

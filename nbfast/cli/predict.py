@@ -3,18 +3,20 @@
 
 Raw text is vectorized with the settings stored in the model by ``nbfast train``.
 
-The output is written to ``OUT.partial`` and renamed at the end: a failed run
-leaves no truncated OUT behind.
+The output is written to a new temporary file beside OUT (a name no existing
+file has) and renamed at the end: a failed or interrupted run (SIGTERM
+included) leaves neither a truncated OUT nor the temporary file behind.  OUT
+may not be the model or an input.
 """
 
 import csv
-import os
 import shutil
 import tempfile
 
 import numpy as np
 
 from nbfast.cli._input import Progress, add_input_arguments, check_output, load_model, model_input, read_blocks
+from nbfast.persist._files import replacing
 
 
 def add_arguments(parser):
@@ -95,20 +97,15 @@ class NpyWriter:
 
 
 def run(args):
-    check_output(args.output, ("", ".csv", ".txt", ".npy"), "the output is CSV (.csv, .txt) or .npy")
+    check_output(args.output, [args.model, *args.input], ("", ".csv", ".txt", ".npy"),
+                 "the output is CSV (.csv, .txt) or .npy")
     model, vectorizer = load_model(args)
-    partial = f"{args.output}.partial"
     progress = Progress("predicting", args.input)
-    try:
-        with open(partial, "wb") as f:
-            writer = (NpyWriter if str(args.output).endswith(".npy") else CsvWriter)(f, model.classes_, args.proba)
-            for block in read_blocks(args, progress, vectorizer=vectorizer, labels=False):
-                X = model_input(block, model, model.n_features_in_)
-                writer.write(model.predict(X), model.predict_proba(X) if args.proba else None)
-            writer.close()
-        os.replace(partial, args.output)
-    finally:
-        if os.path.exists(partial):
-            os.remove(partial)
+    with replacing(args.output) as f:
+        writer = (NpyWriter if str(args.output).endswith(".npy") else CsvWriter)(f, model.classes_, args.proba)
+        for block in read_blocks(args, progress, vectorizer=vectorizer, labels=False):
+            X = model_input(block, model, model.n_features_in_)
+            writer.write(model.predict(X), model.predict_proba(X) if args.proba else None)
+        writer.close()
     progress.close(f"scored with {type(model).__name__} -> {args.output}")
     return 0

@@ -128,7 +128,7 @@ def calibrated_out_of_fold(args, fold_models, vectorizer, n_features, classes, n
 
 
 def run(args):
-    check_output(args.output, ("", ".nbf"), "a model file is written as .nbf (or without an extension)")
+    check_output(args.output, args.input, ("", ".nbf"), "a model file is written as .nbf (or without an extension)")
     estimator = make_estimator(args)
     vectorizer = make_vectorizer(args)
     if vectorizer is not None and not takes_sparse(estimator):
@@ -144,9 +144,14 @@ def run(args):
     progress = Progress("training", args.input)
     for start, block, X, y in labelled_blocks(args, progress, vectorizer, estimator, n_features, classes):
         with blamed_on(block):
-            for fold, model in enumerate(models):
-                rows = slice(None) if n_folds == 1 else (np.arange(start, start + len(y)) % n_folds == fold)
-                model.partial_fit(X[rows], y[rows], classes=classes)
+            try:
+                for fold, model in enumerate(models):
+                    rows = slice(None) if n_folds == 1 else (np.arange(start, start + len(y)) % n_folds == fold)
+                    model.partial_fit(X[rows], y[rows], classes=classes)
+            except MemoryError:
+                raise ValueError(f"not enough memory for a model of {len(classes)} classes x {n_features:,} "
+                                 "features (the largest feature index of the input, or --n-features, sets the "
+                                 "width)") from None
     progress.close()
     if n_folds > 1:
         estimator = calibrated_out_of_fold(args, models, vectorizer, n_features, classes, n_rows)

@@ -6,7 +6,9 @@ abstract or with a documented default):
 
 - statistics: ``_init_stats``, ``_accumulate``, ``_update_params`` (and
   ``_stat_names``, ``_fitted_attributes``);
-- parameters: ``_validate_params``;
+- parameters: ``_validate_params`` (at fit and on every rebuilt model) and
+  ``_validate_scoring_params`` (the parameters scoring reads, again before
+  every prediction: ``set_params`` may change them after fit);
 - scoring: ``_linear_terms`` for models whose joint log-likelihood is linear in
   f(x), or an override of ``_score``;
 - the class prior: ``_log_prior``, ``_set_log_prior``, ``_uses_class_prior``
@@ -18,8 +20,17 @@ abstract or with a documented default):
 - explanation: ``_pair_terms`` (the per-feature terms of the difference of two
   classes' joint log-likelihoods, ``nbfast.explain``) and ``_feature_scores``
   (how much each feature raises a class's log-odds, ``nbfast.top_features``);
-- the fitted state: ``_validate_fitted`` (persistence, interop, and every
-  prediction of a model rebuilt from attributes).
+- the fitted state: ``_fitted_shapes`` (the shapes of the fitted arrays, checked
+  before a model is rebuilt from them) and ``_validate_fitted`` (persistence,
+  interop: the attributes against each other); every prediction checks the
+  shapes of the tables it hands a kernel (:func:`check_scoring_table`).
+
+Concurrency: any number of threads may predict with one fitted model at once.
+``fit``, ``partial_fit`` or ``set_params`` while another thread predicts with
+the same model is not supported: it never crashes (fit replaces the arrays a
+prediction reads rather than writing into them, and each prediction checks the
+shapes of what it reads), but that prediction may use a mix of the two states
+or raise ValueError.  Refit a copy and swap it in instead.
 
 Operations on fitted models (decision, linear, merge, interop, persistence,
 Dask, the command line) call these hooks; none of them inspects an estimator
@@ -235,8 +246,9 @@ def check_fitted_state(model):
     Kernels trust the shapes of the tables they are given, so a model rebuilt
     from a file or from another library is checked before it is used: sorted
     unique ``classes_``, an integer ``n_features_in_``, numeric fitted arrays,
-    sufficient statistics shaped like ``_init_stats(n_classes, n_features)``,
-    and whatever the estimator's :meth:`_BaseNB._validate_fitted` checks.
+    the parameters (the estimator's own ``_validate_params``), sufficient
+    statistics shaped like ``_init_stats(n_classes, n_features)``, and whatever
+    the estimator's :meth:`_BaseNB._validate_fitted` checks.
 
     Raises
     ------
@@ -260,18 +272,72 @@ def check_fitted_state(model):
             if isinstance(value, (list, tuple)) else []
         if name != "classes_" and any(a.dtype.kind not in "biuf" for a in arrays):
             raise ValueError(f"{name} must hold numbers.")
+    model._validate_params(n_features, len(classes))
     model._validate_fitted()
+
+
+def check_fitted_shapes(cls, fitted):
+    """Check fitted attributes (name -> value) against the shapes ``cls._fitted_shapes`` expects.
+
+    Runs before any attribute is set, so that no table derived from them (by a
+    setter) is ever allocated from sizes that the arrays actually given do not
+    back: an allocation stays proportional to what is there.
+
+    Raises
+    ------
+    ValueError
+        Naming the first attribute of the wrong type or shape.
+    """
+    classes, n_features = fitted["classes_"], fitted["n_features_in_"]
+    if not isinstance(classes, np.ndarray) or classes.ndim != 1 or classes.size == 0:
+        raise ValueError(f"classes_ must be a non-empty 1-D array, got {type(classes).__name__}.")
+    if not isinstance(n_features, numbers.Integral) or isinstance(n_features, bool) or n_features < 1:
+        raise ValueError(f"n_features_in_ must be a positive integer, got {n_features!r}.")
+    for name, expected in cls._fitted_shapes(fitted, len(classes), int(n_features)).items():
+        value = fitted[name]
+        if isinstance(expected, list):
+            if not isinstance(value, (list, tuple)) or len(value) != len(expected):
+                raise ValueError(f"{name} must be a list of {len(expected)} arrays.")
+            shapes = [(f"{name}[{j}]", v, s) for j, (v, s) in enumerate(zip(value, expected))]
+        else:
+            shapes = [(name, value, expected)]
+        for where, v, shape in shapes:
+            scalar = shape == () and isinstance(v, numbers.Real) and not isinstance(v, bool)
+            if not scalar and (not isinstance(v, np.ndarray) or v.shape != shape):
+                got = f"shape {v.shape}" if isinstance(v, np.ndarray) else f"type {type(v).__name__}"
+                raise ValueError(f"{where} has {got}, expected an array of shape {shape}.")
+
+
+def check_scoring_table(table, bias, n_rows, n_classes, log_prior):
+    """Check what the linear scoring kernel will read: a 2-D (n_rows, n_classes) table, a (n_classes,) bias.
+
+    O(1): shapes only, on the very arrays handed to the kernel, so that an
+    assigned attribute of the wrong shape (or a model refitted by another
+    thread meanwhile) is a ValueError and never a read out of bounds.  The
+    log prior the bias derives from must have a value per class too (a single
+    value would broadcast).
+    """
+    if np.shape(log_prior) != (n_classes,):
+        raise ValueError(f"the class prior has shape {np.shape(log_prior)}, classes_ ({n_classes},): a fitted "
+                         "attribute was assigned with the wrong shape.")
+    if not isinstance(table, np.ndarray) or table.shape != (n_rows, n_classes) or np.shape(bias) != (n_classes,):
+        raise ValueError(
+            f"the model's scoring table (features x classes) has shape {np.shape(table)} and its bias "
+            f"{np.shape(bias)}; X and classes_ need ({n_rows}, {n_classes}) and ({n_classes},): a fitted attribute "
+            "was assigned with the wrong shape (or the model was refitted while predicting)."
+        )
 
 
 def rebuild(cls, params, fitted, feature_names=None):
     """A new ``cls`` estimator with these parameters and (when not None) fitted attributes.
 
-    The fitted attributes are set in the order of ``cls._fitted_attributes`` and
-    the result is checked by :func:`check_fitted_state`; nothing is returned
-    half-built.
+    The fitted attributes are checked by :func:`check_fitted_shapes`, set in the
+    order of ``cls._fitted_attributes``, and the result is checked by
+    :func:`check_fitted_state`; nothing is returned half-built.
     """
     model = cls(**params)
     if fitted is not None:
+        check_fitted_shapes(cls, fitted)
         for name in cls._fitted_attributes:
             setattr(model, name, fitted[name])
         if feature_names is not None:
@@ -312,7 +378,14 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
 
     # --------------------------------------------------------- statistics
     def _validate_params(self, n_features, n_classes):
-        """Check hyperparameters against the data's shape; raise before any state changes."""
+        """Check hyperparameters against the data's shape; raise before any state changes.
+
+        Subclasses check every parameter here, ``_validate_scoring_params`` included.
+        """
+        self._validate_scoring_params()
+
+    def _validate_scoring_params(self):
+        """Check the parameters that scoring reads (cheap: called before every prediction)."""
 
     def _check_X(self, X, reset):
         """Validate X (fit and predict); subclasses may transform it further."""
@@ -329,6 +402,16 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
     def _update_params(self):
         """Recompute the model's parameters from its statistics."""
         raise NotImplementedError
+
+    @classmethod
+    def _fitted_shapes(cls, fitted, n_classes, n_features):
+        """{name: shape} of the fitted arrays of a model with this many classes and features.
+
+        A list of shapes stands for a list of arrays.  ``fitted`` holds the
+        attributes about to be set (for shapes that depend on their values); an
+        attribute not listed is checked by :meth:`_validate_fitted` only.
+        """
+        return {}
 
     def _validate_fitted(self):
         """Check the fitted attributes a kernel will trust (shapes, dtypes) against each other.
@@ -622,6 +705,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
             return exact
         table, bias, binarize, threshold = self._linear_terms()
         bias = np.ascontiguousarray(bias, dtype=np.float64)
+        check_scoring_table(table, bias, X.shape[1], len(self.classes_), self._log_prior())
         n_samples = X.shape[0]
         n_threads = effective_n_threads(X.nnz + n_samples * table.shape[1])
         # the float32 table serves every argmax, and the posteriors of float32 input only
@@ -660,7 +744,9 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         return cached[1]
 
     def _predict_input(self, X):
+        """X checked for scoring, after the parameters that scoring reads."""
         check_is_fitted(self)
+        self._validate_scoring_params()
         return self._check_X(X, reset=False)
 
     def predict_joint_log_proba(self, X):

@@ -24,6 +24,7 @@ import scipy.sparse as sp
 
 from nbfast._kernels.categories import category_columns, count_bad_codes
 from nbfast._kernels.threads import effective_n_threads
+from nbfast._validation import check_counts, check_log_prior, check_no_nan
 from nbfast.naive_bayes._base import _BaseNB, contrast, pair_terms, scores_from_joint_log_likelihood, terms_matrix
 from nbfast.naive_bayes._discrete import _BaseDiscreteNB, accumulate_class_counts
 
@@ -43,6 +44,34 @@ def _seen_columns(n_categories):
     feature = np.repeat(np.arange(len(n_categories)), n_categories)
     category = np.arange(feature.shape[0]) - np.repeat(np.cumsum(n_categories) - n_categories, n_categories)
     return feature, category, _starts(n_categories)[feature] + category
+
+
+def check_n_categories(n_categories, n_features):
+    """``n_categories`` as int64, refused unless it holds ``n_features`` counts >= 1 whose layout fits int64.
+
+    The stacked layout has sum(n_categories + 1) columns, at most
+    n_features * (max + 1): bounding that (exactly, in Python integers) keeps
+    every start and column index of the kernels below 2**63.
+    """
+    n_categories = np.asarray(n_categories)
+    if n_categories.dtype.kind not in "iu" or n_categories.shape != (n_features,) or n_features < 1:
+        raise ValueError(
+            f"n_categories_ must be an integer array of shape ({n_features},); got {n_categories.dtype} "
+            f"{n_categories.shape}."
+        )
+    if n_categories.min() < 1 or n_features * (int(n_categories.max()) + 1) >= 2**63:
+        raise ValueError(f"n_categories_ must hold counts >= 1 (and not too large); got {n_categories.min()} to "
+                         f"{n_categories.max()}.")
+    return np.ascontiguousarray(n_categories, dtype=np.int64)
+
+
+def _check_blocks(blocks, n_classes, n_categories, name):
+    """Refuse per-feature blocks whose shapes are not (n_classes, n_categories[j]), before any allocation."""
+    if not isinstance(blocks, (list, tuple)) or len(blocks) != len(n_categories):
+        raise ValueError(f"{name} must be a list of {len(n_categories)} arrays, one per feature.")
+    for j, (block, n) in enumerate(zip(blocks, n_categories)):
+        if np.shape(block) != (n_classes, n):
+            raise ValueError(f"{name}[{j}] has shape {np.shape(block)}, expected {(n_classes, int(n))}.")
 
 
 def _csr(data, indices, indptr, shape):
@@ -97,6 +126,7 @@ class CategoricalNB(_BaseDiscreteNB):
     n_categories_ : ndarray of shape (n_features,), dtype=np.int64
         Number of categories of each feature: the largest category seen (over
         all calls to fit / partial_fit) plus one, or the minimum asked for.
+        Read-only; an assigned array is checked (counts >= 1) and copied.
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -144,6 +174,9 @@ class CategoricalNB(_BaseDiscreteNB):
         super()._validate_params(n_features, n_classes)
         self._min_categories(n_features)
 
+    def _validate_scoring_params(self):
+        self._max_categories()
+
     def _max_categories(self):
         K = self.max_categories
         if K is not None and (isinstance(K, bool) or not isinstance(K, numbers.Integral) or K < 1):
@@ -189,7 +222,9 @@ class CategoricalNB(_BaseDiscreteNB):
 
     def _max_code(self):
         """Largest category kept: values above it are clipped to it."""
-        return np.iinfo(np.int64).max if self.max_categories is None else self.max_categories - 1
+        largest = np.iinfo(np.int64).max
+        max_categories = self._max_categories()
+        return largest if max_categories is None else min(max_categories - 1, largest)
 
     def _category_matrix(self, X, n_categories):
         """X with entry (i, j, v) moved to column start_j + min(v, slot), value [v > 0].
@@ -299,6 +334,20 @@ class CategoricalNB(_BaseDiscreteNB):
         return stacked
 
     @property
+    def n_categories_(self):
+        """Number of categories of each feature (int64, read-only: checked once, where it is assigned)."""
+        try:
+            return self._n_categories
+        except AttributeError:
+            raise AttributeError("'CategoricalNB' object has no attribute 'n_categories_'") from None
+
+    @n_categories_.setter
+    def n_categories_(self, value):
+        n_categories = np.array(check_n_categories(value, np.shape(value)[0] if np.ndim(value) == 1 else -1))
+        n_categories.flags.writeable = False
+        self._n_categories = n_categories
+
+    @property
     def category_count_(self):
         """Weighted sample counts per class and category, one (n_classes, n_categories_[j]) array per feature."""
         try:
@@ -308,8 +357,10 @@ class CategoricalNB(_BaseDiscreteNB):
 
     @category_count_.setter
     def category_count_(self, value):
-        n_classes = np.shape(value[0])[0]
-        self._category_counts = self._stacked(value, np.zeros((n_classes, int(np.sum(self.n_categories_ + 1)))))
+        n_categories = check_n_categories(self.n_categories_, self.n_features_in_)
+        n_classes = len(self.classes_)
+        _check_blocks(value, n_classes, n_categories, "category_count_")  # before the allocation they back
+        self._category_counts = self._stacked(value, np.zeros((n_classes, int(np.sum(n_categories + 1)))))
 
     @property
     def feature_log_prob_(self):
@@ -321,16 +372,38 @@ class CategoricalNB(_BaseDiscreteNB):
 
     @feature_log_prob_.setter
     def feature_log_prob_(self, value):
+        n_categories = check_n_categories(self.n_categories_, self.n_features_in_)
+        _check_blocks(value, len(self.classes_), n_categories, "feature_log_prob_")
+        if np.shape(self._category_counts) != (len(self.classes_), int(np.sum(n_categories + 1))):
+            raise ValueError("set category_count_ (for the current n_categories_) before feature_log_prob_.")
         # The unseen slots are derived from the counts and alpha.
-        self._set_log_prob(self._stacked(value, self._smoothed_log_prob(self._check_alpha(self.n_features_in_))))
+        log_prob = self._stacked(value, self._smoothed_log_prob(self._check_alpha(self.n_features_in_)))
+        check_no_nan(log_prob, "feature_log_prob_")
+        self._set_log_prob(log_prob)
 
     # ---------------------------------------------------------- scoring
     @classmethod
     def _complement_stats(cls, whole, part):
         return None  # the shards may have seen different categories: refitted
 
+    @classmethod
+    def _fitted_shapes(cls, fitted, n_classes, n_features):
+        blocks = [(n_classes, int(n)) for n in check_n_categories(fitted["n_categories_"], n_features)]
+        return {"class_count_": (n_classes,), "class_log_prior_": (n_classes,), "n_categories_": (n_features,),
+                "category_count_": blocks, "feature_log_prob_": blocks}
+
     def _validate_fitted(self):
         _BaseNB._validate_fitted(self)  # its table has a row per category, not per feature
+        n_classes = len(self.classes_)
+        width = int(np.sum(check_n_categories(self.n_categories_, self.n_features_in_) + 1))
+        for name, shape in (("_category_counts", (n_classes, width)), ("_log_prob", (n_classes, width)),
+                            ("_delta_table", (width, n_classes)), ("class_log_prior_", (n_classes,))):
+            if np.shape(getattr(self, name)) != shape:
+                raise ValueError(f"{name.lstrip('_')} has shape {np.shape(getattr(self, name))}, expected {shape}.")
+        check_counts(self.class_count_, "class_count_")
+        check_counts(self._category_counts, "category_count_")
+        check_no_nan(self._log_prob, "feature_log_prob_")
+        check_log_prior(self.class_log_prior_, "class_log_prior_")
 
     def _linear_export(self):
         raise TypeError(
@@ -353,7 +426,12 @@ class CategoricalNB(_BaseDiscreteNB):
         return contrast(self._log_prob[:, columns]), feature, category
 
     def _score(self, X, mode):
-        categories = self._category_matrix(X, self.n_categories_)
+        # n_categories_ is checked where it is assigned; here its length: the kernel reads n_j for every feature j
+        # of X.  The table's height is checked against the layout's width by the scoring.
+        n_categories = self.n_categories_
+        if n_categories.shape != (X.shape[1],):
+            raise ValueError(f"n_categories_ has shape {n_categories.shape}, expected ({X.shape[1]},).")
+        categories = self._category_matrix(X, n_categories)
         if self._finite:
             return super()._score(categories, mode)
         return self._score_with_impossible_categories(categories, mode)

@@ -6,6 +6,7 @@ for the scoring kernel; ``feature_log_prob_`` is the (n_classes, n_features)
 view of it that scikit-learn users expect.
 """
 
+import math
 import numbers
 import warnings
 
@@ -16,7 +17,7 @@ from scipy.special import gammaln
 from nbfast._kernels.counts import add_class_counts
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
-from nbfast._validation import _dense_to_float, check_class_prior
+from nbfast._validation import _dense_to_float, check_class_prior, check_counts, check_log_prior, check_no_nan
 from nbfast.naive_bayes._base import _BaseNB, class_log_prior, scores_from_joint_log_likelihood
 
 _ALPHA_LOWER_BOUND = 1e-10
@@ -39,7 +40,9 @@ def accumulate_class_counts(X, y_index, sample_weight, class_count, feature_coun
     discrete model.  ``X`` is validated CSR.
     """
     n_classes = class_count.shape[0]
-    class_count += np.bincount(y_index, weights=sample_weight, minlength=n_classes)
+    if feature_count.shape != (n_classes, X.shape[1]):  # the kernel writes feature_count[y_index, X.indices]
+        raise ValueError(f"feature_count_ has shape {feature_count.shape}, expected {(n_classes, X.shape[1])}.")
+    class_count += np.bincount(y_index, weights=sample_weight, minlength=n_classes)  # raises for y_index >= n_classes
     order, start = group_rows_by_class(y_index, n_classes)
     weights = np.empty(0) if sample_weight is None else sample_weight
     add_class_counts(
@@ -64,6 +67,7 @@ class _BaseDiscreteNB(_BaseNB):
 
     # ---------------------------------------------------------- parameters
     def _validate_params(self, n_features, n_classes):
+        super()._validate_params(n_features, n_classes)
         self._check_alpha(n_features)
         check_class_prior(self.class_prior, n_classes)
 
@@ -142,7 +146,9 @@ class _BaseDiscreteNB(_BaseNB):
 
     @feature_log_prob_.setter
     def feature_log_prob_(self, value):
-        self._set_log_prob_table(np.ascontiguousarray(np.asarray(value, dtype=np.float64).T))
+        table = np.ascontiguousarray(np.asarray(value, dtype=np.float64).T)
+        check_no_nan(table, "feature_log_prob_")
+        self._set_log_prob_table(table)
 
     def _set_log_prob_table(self, table):
         self._log_prob_table = table
@@ -153,6 +159,13 @@ class _BaseDiscreteNB(_BaseNB):
         return {name: np.asarray(getattr(whole, name), dtype=np.float64) - getattr(part, name)
                 for name in cls._stat_names}
 
+    @classmethod
+    def _fitted_shapes(cls, fitted, n_classes, n_features):
+        shapes = {"class_count_": (n_classes,), "feature_count_": (n_classes, n_features),
+                  "class_log_prior_": (n_classes,), "feature_log_prob_": (n_classes, n_features),
+                  "feature_all_": (n_features,)}
+        return {name: shape for name, shape in shapes.items() if name in cls._fitted_attributes}
+
     def _validate_fitted(self):
         super()._validate_fitted()
         n_classes, n_features = len(self.classes_), self.n_features_in_
@@ -162,6 +175,15 @@ class _BaseDiscreteNB(_BaseNB):
                 f"the scoring table has shape {np.shape(table)} and the bias {np.shape(bias)}, "
                 f"expected ({n_features}, {n_classes}) and ({n_classes},)."
             )
+        self._validate_fitted_values()
+
+    def _validate_fitted_values(self):
+        """Counts finite and non-negative; no NaN in what scoring reads, and no +inf in the bias (O(C x D))."""
+        check_counts(self.class_count_, "class_count_")
+        check_counts(self.feature_count_, "feature_count_")
+        table, bias = self._linear_terms()[:2]
+        check_no_nan(table, "feature_log_prob_ (the scoring table derived from it)")
+        check_log_prior(bias, "class_log_prior_ (the scoring bias derived from it)")
 
 
 class MultinomialNB(_BaseDiscreteNB):
@@ -283,9 +305,12 @@ class BernoulliNB(_BaseDiscreteNB):
         """(binarize in the kernel?, threshold)."""
         if self.binarize is None:
             return False, 0.0
-        if not isinstance(self.binarize, numbers.Real):
-            raise ValueError(f"binarize must be a float or None; got {self.binarize!r}.")
+        if not isinstance(self.binarize, numbers.Real) or math.isnan(self.binarize):
+            raise ValueError(f"binarize must be a float (not NaN) or None; got {self.binarize!r}.")
         return True, float(self.binarize)
+
+    def _validate_scoring_params(self):
+        self._threshold()
 
     def _check_X(self, X, reset):
         binarize, threshold = self._threshold()
@@ -319,7 +344,8 @@ class BernoulliNB(_BaseDiscreteNB):
         self._log_prob_table = table
         log_absent = np.exp(table)
         np.negative(log_absent, out=log_absent)
-        np.log1p(log_absent, out=log_absent)
+        with np.errstate(invalid="ignore"):  # theta > 1 (binarize=None on counts): NaN, as in scikit-learn
+            np.log1p(log_absent, out=log_absent)
         self._log_absent_sum = log_absent.sum(axis=0)
         self._presence_table = np.subtract(table, log_absent, out=log_absent)
 

@@ -20,7 +20,9 @@ from nbfast._validation import (
     _dense_to_float,
     _feature_names,
     check_class_prior,
+    check_counts,
     check_is_fitted,
+    check_log_prior,
     check_sample_weight,
     check_X,
     check_y,
@@ -382,6 +384,29 @@ class MixedNB(_BaseComposition, _BaseNB):
         prior = check_class_prior(self.class_prior, len(self.classes_))
         self.class_log_prior_ = class_log_prior(self.class_count_, prior, self.fit_prior)
 
+    @classmethod
+    def _fitted_shapes(cls, fitted, n_classes, n_features):
+        return {"class_count_": (n_classes,), "class_log_prior_": (n_classes,)}
+
+    def _validate_fitted(self):
+        """The parts (rebuilt and checked on their own) against the whole: columns, features and classes."""
+        super()._validate_fitted()
+        columns, estimators = self.columns_, self.estimators_
+        if not isinstance(columns, list) or not isinstance(estimators, list) or len(columns) != len(estimators) \
+                or len(estimators) != len(self._parts()):
+            raise ValueError("columns_ and estimators_ must be lists with one entry per part.")
+        for index, estimator in zip(columns, estimators):
+            if not isinstance(index, np.ndarray) or index.ndim != 1 or index.dtype.kind not in "iu" or index.size == 0 \
+                    or index.min() < 0 or index.max() >= self.n_features_in_:
+                raise ValueError(
+                    f"columns_ must hold non-empty arrays of column indices in [0, {self.n_features_in_})."
+                )
+            check_is_fitted(estimator)
+            if estimator.n_features_in_ != index.size or not np.array_equal(estimator.classes_, self.classes_):
+                raise ValueError("a part of MixedNB does not match its columns or the model's classes_.")
+        check_counts(self.class_count_, "class_count_")
+        check_log_prior(self.class_log_prior_, "class_log_prior_")
+
     def _set_log_prior(self, log_prior):
         """The shared prior, and every part's."""
         super()._set_log_prior(log_prior)
@@ -391,6 +416,9 @@ class MixedNB(_BaseComposition, _BaseNB):
     # -------------------------------------------------------- predicting
     def _joint_log_likelihood(self, X):
         log_prior = self.class_log_prior_
+        if np.shape(log_prior) != np.shape(self.classes_):
+            raise ValueError(f"the class prior has shape {np.shape(log_prior)}, classes_ {np.shape(self.classes_)}: "
+                             "a fitted attribute was assigned with the wrong shape.")
         jll = np.tile(log_prior, (X.shape[0], 1))
         with np.errstate(invalid="ignore"):  # -inf - -inf where the prior is 0: reset below
             for estimator, index in zip(self.estimators_, self.columns_):
