@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from scipy.special import gammaln
 
 from nbfast._kernels.counts import add_class_counts
-from nbfast._kernels.scoring import Output
+from nbfast._kernels.scoring import Output, score_csr
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import _dense_to_float, check_class_prior
 from nbfast.naive_bayes._base import _BaseNB, class_log_prior, scores_from_joint_log_likelihood
@@ -45,6 +45,34 @@ def accumulate_class_counts(X, y_index, sample_weight, class_count, feature_coun
     add_class_counts(
         X.data, X.indices, X.indptr, order, start, weights, binarize, threshold, feature_count, effective_n_threads(X.nnz)
     )
+
+
+def soft_class_counts(X, *, binarize=False, threshold=0.0):
+    """A function ``accumulate(class_weight, class_count, feature_count)`` adding, in place, the per-class sums
+    of f(x) over the rows of X, row i counting for class c with weight ``class_weight[i, c]``:
+
+        class_count[c] += sum_i class_weight[i, c]
+        feature_count[c, j] += sum_i class_weight[i, c] * f(X[i, j])
+
+    ``f(x) = x``, or ``[x > threshold]`` when ``binarize``.  ``X`` is validated CSR.  The feature sums are
+    the product X.T @ class_weight: the scoring kernel's sparse-times-table product, run on the rows of X.T
+    (one per feature) against the table ``class_weight`` (one row per sample).  So each feature's n_classes
+    sums are kept in registers and written once, in O(nnz x n_classes), bit-identical for any number of
+    threads, with no (n_samples, n_features) array and no per-thread copy of the table.  X is transposed
+    here, once (a copy of its nonzeros), for repeated calls (EM).
+    """
+    by_feature = X.T.tocsr()  # row j: the samples where feature j is stored, in increasing order
+
+    def accumulate(class_weight, class_count, feature_count):
+        n_classes = class_weight.shape[1]
+        class_count += class_weight.sum(axis=0)
+        sums = np.empty((by_feature.shape[0], n_classes))
+        score_csr(by_feature.data, by_feature.indices, by_feature.indptr, class_weight, np.zeros(n_classes),
+                  binarize, threshold, Output.JOINT_LOG_LIKELIHOOD, sums, np.empty(0, dtype=np.int64),
+                  effective_n_threads(by_feature.nnz * n_classes))
+        feature_count += sums.T
+
+    return accumulate
 
 
 class _BaseDiscreteNB(_BaseNB):
