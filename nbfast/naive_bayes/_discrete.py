@@ -75,6 +75,14 @@ def soft_class_counts(X, *, binarize=False, threshold=0.0):
     return accumulate
 
 
+def alpha_weighted_sum(alpha, log_table):
+    """sum over j and c of alpha_j * log_table[j, c] (log_table (n_features, n_classes)), a feature of alpha 0
+    adding 0 whatever its entries (-inf when unsmoothed): the log of a Dirichlet, Beta or Gamma prior density
+    with exponents alpha, up to a constant."""
+    alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (log_table.shape[0],))
+    return float(np.dot(alpha, np.where(alpha[:, None] > 0, log_table, 0.0).sum(axis=1)))
+
+
 class _BaseDiscreteNB(_BaseNB):
     """Discrete Naive Bayes: additive smoothing ``alpha`` and class priors."""
 
@@ -130,6 +138,15 @@ class _BaseDiscreteNB(_BaseNB):
 
     def _accumulate(self, stats, X, y_index, sample_weight):
         accumulate_class_counts(X, y_index, sample_weight, stats["class_count_"], stats["feature_count_"])
+
+    def _kernel_threshold(self):
+        """(binarize f(x) = [x > threshold] in the count kernels?, threshold): counts are summed as they are."""
+        return False, 0.0
+
+    def _soft_label_accumulator(self, X):
+        binarize, threshold = self._kernel_threshold()
+        accumulate = soft_class_counts(X, binarize=binarize, threshold=threshold)
+        return lambda stats, class_weight: accumulate(class_weight, stats["class_count_"], stats["feature_count_"])
 
     def _update_params(self):
         alpha = self._check_alpha(self.n_features_in_)
@@ -249,6 +266,10 @@ class MultinomialNB(_BaseDiscreteNB):
     def _linear_terms(self):
         return self._log_prob_table, self.class_log_prior_, False, 0.0
 
+    def _log_parameter_prior(self):
+        # theta_c ~ Dirichlet(alpha + 1), whose mode is the smoothed estimate: sum_ci alpha_i log theta_ci
+        return alpha_weighted_sum(self._check_alpha(self.n_features_in_), self._log_prob_table)
+
 
 class BernoulliNB(_BaseDiscreteNB):
     """Naive Bayes classifier for multivariate Bernoulli models (word presence).
@@ -357,6 +378,13 @@ class BernoulliNB(_BaseDiscreteNB):
 
     def _linear_in_binarized_x(self):
         return self.binarize is not None
+
+    def _log_parameter_prior(self):
+        # theta_ci ~ Beta(alpha + 1, alpha + 1): sum_ci alpha (log theta_ci + log(1 - theta_ci))
+        alpha = self._check_alpha(self.n_features_in_)
+        with np.errstate(divide="ignore"):
+            log_absent = np.log1p(-np.exp(self._log_prob_table))
+        return alpha_weighted_sum(alpha, self._log_prob_table) + alpha_weighted_sum(alpha, log_absent)
 
     def _score_outside_the_linear_form(self, X, mode):
         """Exact scores when some theta_ci = 1 (alpha = 0): a feature seen in every sample of class c.
@@ -558,6 +586,11 @@ class PoissonNB(_BaseDiscreteNB):
     def _linear_terms(self):
         # jll = log prior - sum_i lambda_ci + sum_{i present} x_i log lambda_ci  (- sum_i log x_i!)
         return self._log_prob_table, self.class_log_prior_ - self._rate_sum, False, 0.0
+
+    def _log_parameter_prior(self):
+        # lambda_ci ~ Gamma(alpha_i + 1, beta): sum_ci alpha_i log lambda_ci - beta lambda_ci
+        return (alpha_weighted_sum(self._check_alpha(self.n_features_in_), self._log_prob_table)
+                - float(self.beta) * float(self._rate_sum.sum()))
 
     def predict_joint_log_proba(self, X):
         """Joint log probability log P(x, y) = log P(y) + log P(x|y) of each sample and class.
