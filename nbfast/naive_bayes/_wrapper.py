@@ -82,5 +82,6 @@ class _WrapperNB(_BaseNB):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = self._base_estimator().__sklearn_tags__().input_tags.sparse
+        base = self._base_estimator().__sklearn_tags__().input_tags
+        tags.input_tags.sparse, tags.input_tags.positive_only = base.sparse, base.positive_only
         return tags
