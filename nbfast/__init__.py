@@ -37,6 +37,7 @@ from nbfast.naive_bayes import (
     MixedNB,
     MultinomialNB,
     PoissonNB,
+    SemiSupervisedNB,
 )
 from nbfast.persist import ModelFormatError, load, save
 
@@ -50,6 +51,7 @@ __all__ = [
     "ModelFormatError",
     "MultinomialNB",
     "PoissonNB",
+    "SemiSupervisedNB",
     "__version__",
     "calibrate",
     "decide",
