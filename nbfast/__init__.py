@@ -39,6 +39,7 @@ from nbfast.naive_bayes import (
     MixedNB,
     MultinomialNB,
     PoissonNB,
+    SemiSupervisedNB,
 )
 from nbfast.persist import ModelFormatError, load, save
 
@@ -54,6 +55,7 @@ __all__ = [
     "ModelFormatError",
     "MultinomialNB",
     "PoissonNB",
+    "SemiSupervisedNB",
     "TopFeatures",
     "__version__",
     "calibrate",

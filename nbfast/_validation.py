@@ -234,21 +234,27 @@ def _summed_duplicates(X):
     return canonical
 
 
-def check_y(y, n_samples):
-    """Validate class labels: 1-D (a column vector is raveled with a warning), one per sample."""
+def check_y_shape(y, n_samples, stacklevel=3):
+    """y as a 1-D array of one label per sample (a column vector is raveled with a warning)."""
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected. Please change the shape of y "
             "to (n_samples,), for example using ravel().",
             DataConversionWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
         y = y.ravel()
     if y.ndim != 1:
         raise ValueError(f"y should be a 1d array, got an array of shape {y.shape} instead.")
     if y.shape[0] != n_samples:
         raise ValueError(f"Found input variables with inconsistent numbers of samples: [{n_samples}, {y.shape[0]}]")
+    return y
+
+
+def check_y(y, n_samples):
+    """Validate class labels: 1-D (a column vector is raveled with a warning), one per sample."""
+    y = check_y_shape(y, n_samples, stacklevel=4)
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError("Input y contains NaN or infinity.")
     if y.dtype.kind == "O" and any(v is None or (isinstance(v, float) and v != v) for v in y):

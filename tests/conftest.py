@@ -84,18 +84,34 @@ def n_threads_limit(monkeypatch):
 
 # ------------------------------------------------- any estimator, any label type
 LABEL_KINDS = ["int", "str", "object", "float", "bool"]
+#: What marks an unlabelled row (-1 in integer labels) in labels of each kind; bool labels cannot mark one.
+UNLABELED = {"int": -1, "str": "", "object": "", "float": -2.0}
 
 
 def labels_of_kind(y, kind):
-    """Integer labels y recast as another label type (bool keeps two classes)."""
+    """Integer labels y recast as another label type (bool keeps two classes).
+
+    Unlabelled rows (y == -1) become ``UNLABELED[kind]``; bool labels have no such mark, so there they
+    become labelled rows (False).
+    """
+    labelled = y >= 0
+    classes = np.where(labelled, y, 1)
     names = np.array([f"class {i}" for i in range(y.max() + 1)])
-    return {
+    recast = {
         "int": y,
-        "str": names[y],
-        "object": names.astype(object)[y],
-        "float": y * 2.0 - 1.0,
-        "bool": y % 2 == 0,
+        "str": names[classes],
+        "object": names.astype(object)[classes],
+        "float": classes * 2.0 - 1.0,
+        "bool": classes % 2 == 0,
     }[kind]
+    return recast if labelled.all() or kind == "bool" else np.where(labelled, recast, UNLABELED[kind])
+
+
+def estimator_params(name, labels):
+    """Parameters an estimator needs to be fitted on ``data_for(name)`` with labels of kind ``labels``."""
+    if name == "SemiSupervisedNB" and labels in UNLABELED:
+        return {"unlabeled": UNLABELED[labels]}
+    return {}
 
 
 def data_for(estimator_name, n_samples=120, n_features=12, n_classes=3, seed=0):
@@ -108,6 +124,9 @@ def data_for(estimator_name, n_samples=120, n_features=12, n_classes=3, seed=0):
         return rng.normal(size=(n_samples, n_features)) + y[:, None], y
     if estimator_name in ("MultinomialNB", "BernoulliNB", "ComplementNB", "PoissonNB", "MixedNB", "CalibratedNB"):
         return make_documents(n_samples, n_features, n_classes, mean_length=20, random_state=seed)
+    if estimator_name == "SemiSupervisedNB":  # every class labelled in the first rows, two thirds of the rows unlabelled
+        X, y = make_documents(n_samples, n_features, n_classes, mean_length=20, random_state=seed)
+        return X, np.where((np.arange(n_samples) < 2 * n_classes) | (np.arange(n_samples) % 3 == 0), y, -1)
     raise ValueError(f"no data recipe for {estimator_name}: add one to conftest.data_for")
 
 
@@ -131,7 +150,7 @@ def exported(names, module="nbfast"):
 NB_FAMILY = exported(["MultinomialNB", "BernoulliNB", "ComplementNB", "PoissonNB", "CategoricalNB", "GaussianNB"])
 #: Every public estimator (sorted): the family and MixedNB, which combines them.
 #: The family and the composites built of it.
-ALL_ESTIMATORS = sorted(NB_FAMILY + exported(["MixedNB", "CalibratedNB"]))
+ALL_ESTIMATORS = sorted(NB_FAMILY + exported(["MixedNB", "CalibratedNB", "SemiSupervisedNB"]))
 
 
 def nb_estimator(name, **params):

@@ -5,7 +5,9 @@ A subclass provides the model, through the hooks of :class:`_BaseNB` (each
 abstract or with a documented default):
 
 - statistics: ``_init_stats``, ``_accumulate``, ``_update_params`` (and
-  ``_stat_names``, ``_fitted_attributes``);
+  ``_stat_names``, ``_fitted_attributes``); statistics of softly labelled rows,
+  ``_soft_label_accumulator``, and the log prior of the parameters,
+  ``_log_parameter_prior`` (``nbfast.SemiSupervisedNB``);
 - parameters: ``_validate_params`` (at fit and on every rebuilt model) and
   ``_validate_scoring_params`` (the parameters scoring reads, again before
   every prediction: ``set_params`` may change them after fit);
@@ -412,6 +414,28 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         attribute not listed is checked by :meth:`_validate_fitted` only.
         """
         return {}
+
+    def _log_parameter_prior(self):
+        """log p(parameters), up to a constant, under the prior of which the fitted parameters are the MAP
+        (maximum a posteriori) estimate: the prior their smoothing stands for.
+
+        Semi-supervised EM adds it to the log-likelihood it increases.  The default, 0.0, is for models
+        whose parameters are not smoothed estimates.
+        """
+        return 0.0
+
+    def _soft_label_accumulator(self, X):
+        """A function ``accumulate(stats, class_weight)`` adding the statistics of the rows of ``X`` to ``stats``
+        (a dict from ``_init_stats``), row i counting for every class c with weight ``class_weight[i, c]``.
+
+        ``X`` is validated by ``_check_X``; ``class_weight`` is (n_samples, n_classes) float64, C-contiguous
+        (a labelled row is a one-hot row times its sample weight).  Semi-supervised EM
+        (:class:`nbfast.SemiSupervisedNB`) asks for the function once per fit and calls it once per
+        iteration, so whatever X needs for it (the count models transpose it) is prepared here, once.
+        The default raises TypeError: the model does not learn from soft labels.
+        """
+        raise TypeError(f"{type(self).__name__} does not learn from soft labels (class posteriors): "
+                        "semi-supervised EM supports MultinomialNB, ComplementNB, BernoulliNB and PoissonNB.")
 
     def _validate_fitted(self):
         """Check the fitted attributes a kernel will trust (shapes, dtypes) against each other.

@@ -23,9 +23,9 @@ from scipy.special import logsumexp
 
 from nbfast._compat import clone
 from nbfast._kernels.scoring import Output
-from nbfast._validation import check_is_fitted, check_y
-from nbfast.naive_bayes._base import _BaseNB, encode_labels, scores_from_joint_log_likelihood
-from nbfast.naive_bayes._discrete import MultinomialNB
+from nbfast._validation import check_y
+from nbfast.naive_bayes._base import encode_labels, scores_from_joint_log_likelihood
+from nbfast.naive_bayes._wrapper import _WrapperNB
 
 #: Rows per chunk when the log-loss is evaluated: temporaries stay at this many rows x n_classes.
 _CHUNK_ROWS = 1 << 16
@@ -111,7 +111,7 @@ def other_folds_model(full, fold_models, k):
     return others
 
 
-class CalibratedNB(_BaseNB):
+class CalibratedNB(_WrapperNB):
     """A Naive Bayes model with temperature-scaled posteriors: softmax(jll / temperature_).
 
     ``predict_proba``, ``predict_log_proba`` (and so ``nbfast.decide``,
@@ -147,23 +147,11 @@ class CalibratedNB(_BaseNB):
     True
     """
 
-    _composite = True
     _fitted_attributes = ("classes_", "n_features_in_", "estimator_", "temperature_")
 
     def __init__(self, estimator=None, *, cv=5):
         self.estimator = estimator
         self.cv = cv
-
-    @property
-    def _prior_param(self):
-        return f"estimator__{self.estimator_._prior_param}"
-
-    def _base_estimator(self):
-        if self.estimator is None:
-            return MultinomialNB()
-        if not isinstance(self.estimator, _BaseNB):
-            raise TypeError(f"estimator must be an nbfast Naive Bayes estimator, got {type(self.estimator).__name__}.")
-        return self.estimator
 
     def _check_cv(self):
         if isinstance(self.cv, bool) or not isinstance(self.cv, numbers.Integral) or self.cv < 2:
@@ -199,41 +187,15 @@ class CalibratedNB(_BaseNB):
                                   "then calibrate it with nbfast.calibrate(model, X_heldout, y_heldout).")
 
     def _install(self, model, temperature):
-        self.estimator_ = model
+        self._install_estimator(model)
         self.temperature_ = temperature
-        self.classes_ = model.classes_
-        self.n_features_in_ = model.n_features_in_
-        names = vars(model).get("feature_names_in_")
-        if names is not None:
-            self.feature_names_in_ = names
 
     # ------------------------------------------------------------ contract
     def _validate_fitted(self):
-        if not isinstance(self.estimator_, _BaseNB):
-            raise ValueError("estimator_ must be a fitted nbfast Naive Bayes estimator.")
+        super()._validate_fitted()
         temperature = self.temperature_
         if isinstance(temperature, bool) or not isinstance(temperature, numbers.Real) or not 0 < temperature < np.inf:
             raise ValueError(f"temperature_ must be a positive finite number, got {temperature!r}.")
-        if not np.array_equal(self.estimator_.classes_, self.classes_) or (
-                self.estimator_.n_features_in_ != self.n_features_in_):
-            raise ValueError("classes_ and n_features_in_ must be those of estimator_.")
-
-    def predict_joint_log_proba(self, X):
-        """The underlying model's joint log-likelihood (not scaled: the temperature acts on the posteriors).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        C : ndarray of shape (n_samples, n_classes)
-        """
-        check_is_fitted(self)
-        return self.estimator_.predict_joint_log_proba(X)
-
-    def _check_X(self, X, reset):
-        return self.estimator_._check_X(X, reset=False)
 
     def _score(self, X, mode):
         if mode in (Output.ARGMAX, Output.JOINT_LOG_LIKELIHOOD) or self.temperature_ == 1.0:
@@ -242,26 +204,6 @@ class CalibratedNB(_BaseNB):
         jll /= self.temperature_
         return scores_from_joint_log_likelihood(jll, mode)
 
-    def _log_prior(self):
-        return self.estimator_._log_prior()
-
-    def _set_log_prior(self, log_prior):
-        self.estimator_._set_log_prior(log_prior)
-
-    def _uses_class_prior(self):
-        return self.estimator_._uses_class_prior()
-
-    def _linear_export(self):
-        return self.estimator_._linear_export()
-
-    def _linear_in_binarized_x(self):
-        return self.estimator_._linear_in_binarized_x()
-
     @classmethod
     def _merge(cls, models):
         raise TypeError("Calibrated models do not merge: merge the underlying models, then calibrate the result.")
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = self._base_estimator().__sklearn_tags__().input_tags.sparse
-        return tags

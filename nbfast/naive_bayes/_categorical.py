@@ -268,6 +268,10 @@ class CategoricalNB(_BaseDiscreteNB):
         stats["n_categories_"] = self.n_categories_
         return stats
 
+    def _soft_label_accumulator(self, X):
+        # Category counts do not take soft labels (the count models' accumulator reads feature_count_).
+        return _BaseNB._soft_label_accumulator(self, X)
+
     def _accumulate(self, stats, X, y_index, sample_weight):
         n_classes, n_features = stats["class_count_"].shape[0], X.shape[1]
         largest = np.zeros(n_features)

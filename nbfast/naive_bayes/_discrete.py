@@ -15,7 +15,7 @@ import scipy.sparse as sp
 from scipy.special import gammaln
 
 from nbfast._kernels.counts import add_class_counts
-from nbfast._kernels.scoring import Output
+from nbfast._kernels.scoring import Output, score_csr
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import _dense_to_float, check_class_prior, check_counts, check_log_prior, check_no_nan
 from nbfast.naive_bayes._base import _BaseNB, class_log_prior, scores_from_joint_log_likelihood
@@ -48,6 +48,42 @@ def accumulate_class_counts(X, y_index, sample_weight, class_count, feature_coun
     add_class_counts(
         X.data, X.indices, X.indptr, order, start, weights, binarize, threshold, feature_count, effective_n_threads(X.nnz)
     )
+
+
+def soft_class_counts(X, *, binarize=False, threshold=0.0):
+    """A function ``accumulate(class_weight, class_count, feature_count)`` adding, in place, the per-class sums
+    of f(x) over the rows of X, row i counting for class c with weight ``class_weight[i, c]``:
+
+        class_count[c] += sum_i class_weight[i, c]
+        feature_count[c, j] += sum_i class_weight[i, c] * f(X[i, j])
+
+    ``f(x) = x``, or ``[x > threshold]`` when ``binarize``.  ``X`` is validated CSR.  The feature sums are
+    the product X.T @ class_weight: the scoring kernel's sparse-times-table product, run on the rows of X.T
+    (one per feature) against the table ``class_weight`` (one row per sample).  So each feature's n_classes
+    sums are kept in registers and written once, in O(nnz x n_classes), bit-identical for any number of
+    threads, with no (n_samples, n_features) array and no per-thread copy of the table.  X is transposed
+    here, once (a copy of its nonzeros), for repeated calls (EM).
+    """
+    by_feature = X.T.tocsr()  # row j: the samples where feature j is stored, in increasing order
+
+    def accumulate(class_weight, class_count, feature_count):
+        n_classes = class_weight.shape[1]
+        class_count += class_weight.sum(axis=0)
+        sums = np.empty((by_feature.shape[0], n_classes))
+        score_csr(by_feature.data, by_feature.indices, by_feature.indptr, class_weight, np.zeros(n_classes),
+                  binarize, threshold, Output.JOINT_LOG_LIKELIHOOD, sums, np.empty(0, dtype=np.int64),
+                  effective_n_threads(by_feature.nnz * n_classes))
+        feature_count += sums.T
+
+    return accumulate
+
+
+def alpha_weighted_sum(alpha, log_table):
+    """sum over j and c of alpha_j * log_table[j, c] (log_table (n_features, n_classes)), a feature of alpha 0
+    adding 0 whatever its entries (-inf when unsmoothed): the log of a Dirichlet, Beta or Gamma prior density
+    with exponents alpha, up to a constant."""
+    alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (log_table.shape[0],))
+    return float(np.dot(alpha, np.where(alpha[:, None] > 0, log_table, 0.0).sum(axis=1)))
 
 
 class _BaseDiscreteNB(_BaseNB):
@@ -106,6 +142,15 @@ class _BaseDiscreteNB(_BaseNB):
 
     def _accumulate(self, stats, X, y_index, sample_weight):
         accumulate_class_counts(X, y_index, sample_weight, stats["class_count_"], stats["feature_count_"])
+
+    def _kernel_threshold(self):
+        """(binarize f(x) = [x > threshold] in the count kernels?, threshold): counts are summed as they are."""
+        return False, 0.0
+
+    def _soft_label_accumulator(self, X):
+        binarize, threshold = self._kernel_threshold()
+        accumulate = soft_class_counts(X, binarize=binarize, threshold=threshold)
+        return lambda stats, class_weight: accumulate(class_weight, stats["class_count_"], stats["feature_count_"])
 
     def _update_params(self):
         alpha = self._check_alpha(self.n_features_in_)
@@ -243,6 +288,10 @@ class MultinomialNB(_BaseDiscreteNB):
     def _linear_terms(self):
         return self._log_prob_table, self.class_log_prior_, False, 0.0
 
+    def _log_parameter_prior(self):
+        # theta_c ~ Dirichlet(alpha + 1), whose mode is the smoothed estimate: sum_ci alpha_i log theta_ci
+        return alpha_weighted_sum(self._check_alpha(self.n_features_in_), self._log_prob_table)
+
 
 class BernoulliNB(_BaseDiscreteNB):
     """Naive Bayes classifier for multivariate Bernoulli models (word presence).
@@ -355,6 +404,13 @@ class BernoulliNB(_BaseDiscreteNB):
 
     def _linear_in_binarized_x(self):
         return self.binarize is not None
+
+    def _log_parameter_prior(self):
+        # theta_ci ~ Beta(alpha + 1, alpha + 1): sum_ci alpha (log theta_ci + log(1 - theta_ci))
+        alpha = self._check_alpha(self.n_features_in_)
+        with np.errstate(divide="ignore"):
+            log_absent = np.log1p(-np.exp(self._log_prob_table))
+        return alpha_weighted_sum(alpha, self._log_prob_table) + alpha_weighted_sum(alpha, log_absent)
 
     def _score_outside_the_linear_form(self, X, mode):
         """Exact scores when some theta_ci = 1 (alpha = 0): a feature seen in every sample of class c.
@@ -556,6 +612,11 @@ class PoissonNB(_BaseDiscreteNB):
     def _linear_terms(self):
         # jll = log prior - sum_i lambda_ci + sum_{i present} x_i log lambda_ci  (- sum_i log x_i!)
         return self._log_prob_table, self.class_log_prior_ - self._rate_sum, False, 0.0
+
+    def _log_parameter_prior(self):
+        # lambda_ci ~ Gamma(alpha_i + 1, beta): sum_ci alpha_i log lambda_ci - beta lambda_ci
+        return (alpha_weighted_sum(self._check_alpha(self.n_features_in_), self._log_prob_table)
+                - float(self.beta) * float(self._rate_sum.sum()))
 
     def predict_joint_log_proba(self, X):
         """Joint log probability log P(x, y) = log P(y) + log P(x|y) of each sample and class.

@@ -5,6 +5,7 @@ and removed on any failure, interruption included."""
 import contextlib
 import os
 import secrets
+import signal
 
 
 def _temporary_file(path):
@@ -18,6 +19,19 @@ def _temporary_file(path):
             continue
 
 
+def _block_sigterm():
+    """Block SIGTERM in this thread; return the previous signal mask (None where signals cannot be masked)."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+
+
+def _restore_signals(previous):
+    """Restore the signal mask: a SIGTERM that arrived meanwhile is delivered now."""
+    if previous is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 @contextlib.contextmanager
 def replacing(path):
     """Yield a binary file whose bytes replace ``path`` when the block ends without an exception.
@@ -25,8 +39,15 @@ def replacing(path):
     On any exception (KeyboardInterrupt and the command line's SIGTERM
     included) the temporary file is removed and ``path`` is left as it was.
     """
-    temporary, f = _temporary_file(path)
+    # SIGTERM waits while the file is created, so that it always lands inside the try below (which removes it).
+    previous = _block_sigterm()
     try:
+        temporary, f = _temporary_file(path)
+    except BaseException:
+        _restore_signals(previous)
+        raise
+    try:
+        _restore_signals(previous)  # a SIGTERM that came meanwhile is raised here, inside the try
         with f:
             yield f
         os.replace(temporary, path)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ALL_ESTIMATORS, LABEL_KINDS, data_for, labels_of_kind
+from conftest import ALL_ESTIMATORS, LABEL_KINDS, data_for, estimator_params, labels_of_kind
 from crafting import _deeply_nested, _layout, _raw_header, _with_data, _with_header
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -30,6 +30,7 @@ ESTIMATORS = ALL_ESTIMATORS
 def fitted(name, labels="int", **params):
     """A fitted nbfast estimator and its training X."""
     X, y = data_for(name)
+    params = {**estimator_params(name, labels), **params}
     return getattr(nbfast, name)(**params).fit(X, labels_of_kind(y, labels)), X
 
 
