@@ -28,7 +28,7 @@ def weight_rows(
     code of ``nbfast.text._common.NORM_CODES``).  Column indices must lie in [0, len(idf)) when use_idf."""
     cdef Py_ssize_t n_rows = indptr.shape[0] - 1, d, j
     with nogil:
-        for d in prange(n_rows, schedule="static", num_threads=n_threads):
+        for d in prange(n_rows, schedule="dynamic", chunksize=256, num_threads=n_threads):
             if indptr[d + 1] == indptr[d]:
                 continue
             for j in range(indptr[d], indptr[d + 1]):

@@ -41,11 +41,17 @@ cdef uint32_t EXPANSION = 0x80000000u
 cdef uint8_t WORD_CHARS[WORD_CHARS_BYTES]
 
 
+# The same for ASCII, a byte per code point.
+cdef uint8_t ASCII_WORD_CHARS[0x80]
+
+
 cdef void build_word_chars() noexcept:
     cdef uint32_t c
     for c in range(MAX_CODE_POINT):
         if Py_UNICODE_ISALNUM(<Py_UCS4> c) or c == UNDERSCORE:
             WORD_CHARS[c >> 3] |= <uint8_t> (1 << (c & 7))
+            if c < 0x80:
+                ASCII_WORD_CHARS[c] = 1
 
 
 build_word_chars()
@@ -158,19 +164,28 @@ cdef Py_ssize_t scan_document(const code_unit *data, Py_ssize_t length, bint low
     scan.n_tokens = 0
     for i in range(length):
         c = data[i]
+        if c < 0x80:
+            # ASCII, most of most text: one table lookup, one byte
+            if lower and 0x41 <= c <= 0x5A:  # A-Z
+                c += 0x20
+            if ASCII_WORD_CHARS[c]:
+                if scan.run_length == 0:
+                    scan.run_start = scan.pos
+                scan.run_length += 1
+            elif scan.run_length > 0:
+                end_run(&scan)
+            out[scan.pos] = <uint8_t> c
+            scan.pos += 1
+            continue
         if lower:
-            if c < 0x80:
-                if 0x41 <= c <= 0x5A:  # A-Z
-                    c += 0x20
-            else:
-                v = tables.stage2[(<uint32_t> tables.stage1[c >> 8] << 8) | (c & 0xFF)]
-                if v & EXPANSION:
-                    v = 4 * (v & ~EXPANSION)
-                    for k in range(tables.expansions[v]):
-                        emit(&scan, tables.expansions[v + 1 + k])
-                    continue
-                if v != 0:
-                    c = v
+            v = tables.stage2[(<uint32_t> tables.stage1[c >> 8] << 8) | (c & 0xFF)]
+            if v & EXPANSION:
+                v = 4 * (v & ~EXPANSION)
+                for k in range(tables.expansions[v]):
+                    emit(&scan, tables.expansions[v + 1 + k])
+                continue
+            if v != 0:
+                c = v
         emit(&scan, c)
     end_run(&scan)
     return scan.n_tokens

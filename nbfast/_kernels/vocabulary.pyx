@@ -21,7 +21,7 @@ and the vocabulary are kept, never the tokens of the documents.
 
 Transforming (``FixedCounter``) looks n-grams up in a fixed ``TermSet`` and
 ignores those it does not hold: memory never grows with unseen words.  Either
-way the caller turns the packed rows into one CSR matrix (``emit_rows``).
+way the caller turns the packed rows into one CSR matrix (``AllRows.emit``).
 """
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from cython.parallel cimport parallel, prange, threadid
@@ -86,6 +86,12 @@ cdef extern from *:
     /* A new term met by a thread: where it first met it, and its index in the thread's table. */
     struct NbfNewTerm { int64_t doc; int64_t pos; int64_t local; int64_t thread; };
 
+    #if defined(__GNUC__) || defined(__clang__)
+    #define nbf_prefetch(address) __builtin_prefetch(address)
+    #else
+    #define nbf_prefetch(address) ((void) (address))
+    #endif
+
     static void nbf_sort_new_terms(NbfNewTerm *terms, int64_t n) {
         std::sort(terms, terms + n, [](const NbfNewTerm &a, const NbfNewTerm &b) {
             return a.doc != b.doc ? a.doc < b.doc : a.pos < b.pos;
@@ -98,6 +104,7 @@ cdef extern from *:
         int64_t local
         int64_t thread
     int nbf_sort_terms(const uint8_t *bytes, const int64_t *offsets, int64_t n, int64_t *ids) noexcept nogil
+    void prefetch "nbf_prefetch"(const void *address) noexcept nogil
     void nbf_sort_new_terms(NbfNewTerm *terms, int64_t n) noexcept nogil
 
 
@@ -376,50 +383,67 @@ cdef struct Batch:
     uint16_t *thread_of             # the thread that counted each document (when locals)
 
 
-cdef int count_document(const Batch *batch, Scratch *scratch, Py_ssize_t d, int thread) noexcept nogil:
+cdef inline int add_term(const Batch *batch, const TermKey *term, Py_ssize_t d, Py_ssize_t pos, int thread,
+                         uint64_t *keys, Py_ssize_t *n_keys) noexcept nogil:
+    """Append the key of n-gram number ``pos`` of document d (when known, or when new terms are kept);
+    0, or -1 when out of memory."""
+    cdef int64_t k = table_find(batch.vocabulary, term)
+    cdef StrTable *local
+    if k >= 0:
+        keys[n_keys[0]] = (<uint64_t> (batch.ids[k] if batch.ids != NULL else k)) << 32
+        n_keys[0] += 1
+    elif batch.locals != NULL:
+        local = &batch.locals[thread]
+        k = table_find(local, term)
+        if k < 0:
+            k = table_add(local, term)
+            if k < 0:
+                return -1
+            # a thread meets its documents in increasing order: this is its first occurrence
+            local.a[k] = d
+            local.b[k] = pos
+        keys[n_keys[0]] = LOCAL | ((<uint64_t> k) << 32)
+        n_keys[0] += 1
+    return 0
+
+
+cdef int count_document(const Batch *batch, Scratch *scratch, TermKey *unigrams, Py_ssize_t d,
+                        int thread) noexcept nogil:
     """Row d of the batch: (index << 32 | count) for each distinct known n-gram, sorted, in
-    raw[raw_ptr[d]:], with LOCAL set on terms new to the vocabulary; 0, or -1 when out of memory."""
-    cdef Py_ssize_t n_tok, n_kept, t, size, pos = 0, n_keys = 0, out, run
+    raw[raw_ptr[d]:], with LOCAL set on terms new to the vocabulary; 0, or -1 when out of memory.
+    ``unigrams`` holds a TermKey per token."""
+    cdef Py_ssize_t n_tok, n_kept = 0, t, size, pos = 0, n_keys = 0, out, run
     cdef int n
     cdef const uint8_t *term
     cdef int64_t *spans = scratch.spans
     cdef uint64_t *keys = batch.raw + batch.raw_ptr[d]
     cdef uint64_t key
     cdef TermKey term_of
-    cdef int64_t k
-    cdef StrTable *local
+    cdef const StrTable *vocabulary = batch.vocabulary
     n_tok = scan(&batch.views, d, scratch)
-    if batch.stop != NULL:
-        # stop words go before n-grams are formed, as in scikit-learn's _word_ngrams
-        n_kept = 0
+    if batch.stop != NULL or batch.min_n == 1:
+        # the tokens' keys first, their slots fetched while the next ones are hashed; stop words go
+        # before n-grams are formed, as in scikit-learn's _word_ngrams
         for t in range(n_tok):
             term = ngram(scratch, t, 1, &size)
-            term_of = term_key(term, size)
-            if table_find(batch.stop, &term_of) < 0:
+            unigrams[n_kept] = term_key(term, size)
+            if batch.stop == NULL or table_find(batch.stop, &unigrams[n_kept]) < 0:
+                prefetch(&vocabulary.slots[unigrams[n_kept].hash & vocabulary.mask])
                 spans[2 * n_kept] = spans[2 * t]
                 spans[2 * n_kept + 1] = spans[2 * t + 1]
                 n_kept = n_kept + 1
         n_tok = n_kept
-    for n in range(batch.min_n, batch.max_n + 1):
+    if batch.min_n == 1:
+        for t in range(n_tok):
+            if add_term(batch, &unigrams[t], d, pos, thread, keys, &n_keys) != 0:
+                return -1
+            pos = pos + 1
+    for n in range(max(batch.min_n, 2), batch.max_n + 1):
         for t in range(n_tok - n + 1):
             term = ngram(scratch, t, n, &size)
             term_of = term_key(term, size)
-            k = table_find(batch.vocabulary, &term_of)
-            if k >= 0:
-                keys[n_keys] = (<uint64_t> (batch.ids[k] if batch.ids != NULL else k)) << 32
-                n_keys = n_keys + 1
-            elif batch.locals != NULL:
-                local = &batch.locals[thread]
-                k = table_find(local, &term_of)
-                if k < 0:
-                    k = table_add(local, &term_of)
-                    if k < 0:
-                        return -1
-                    # a thread meets its documents in increasing order: this is its first occurrence
-                    local.a[k] = d
-                    local.b[k] = pos
-                keys[n_keys] = LOCAL | ((<uint64_t> k) << 32)
-                n_keys = n_keys + 1
+            if add_term(batch, &term_of, d, pos, thread, keys, &n_keys) != 0:
+                return -1
             pos = pos + 1
     if n_keys > 1:
         sort(keys, keys + n_keys)
@@ -444,18 +468,21 @@ cdef int count_batch(Batch *batch, Py_ssize_t n_documents, Py_ssize_t max_tokens
                      int n_threads) noexcept nogil:
     """count_document for every document, in parallel; 0, or -1 when out of memory."""
     cdef Scratch *scratch
+    cdef TermKey *unigrams
     cdef Py_ssize_t d
     cdef int failed = 0
     cdef int *failed_flag = &failed  # written through a pointer: shared by the threads
     with parallel(num_threads=n_threads):
         scratch = new_scratch(max_tokens, max_bytes)
-        if scratch == NULL:
+        unigrams = <TermKey *> malloc((max_tokens + 1) * sizeof(TermKey))
+        if scratch == NULL or unigrams == NULL:
             failed_flag[0] = 1
         else:
             for d in prange(n_documents, schedule="dynamic", chunksize=64):
-                if failed_flag[0] == 0 and count_document(batch, scratch, d, threadid()) != 0:
+                if failed_flag[0] == 0 and count_document(batch, scratch, unigrams, d, threadid()) != 0:
                     failed_flag[0] = 1
         free_scratch(scratch)
+        free(unigrams)
     return -1 if failed else 0
 
 
@@ -503,7 +530,7 @@ cdef class RowCounter:
         cdef const int64_t[::1] indptr_view = indptr
         cdef uint64_t[::1] rows_view = rows
         with nogil:
-            compact_rows(raw, raw_ptr, indptr_view, rows_view, n_threads)
+            compact_rows(raw, raw_ptr, indptr_view, rows_view)
         if self.keep_rows:
             self.parts.append((indptr, rows))
         self.n_documents += n_documents
@@ -590,8 +617,9 @@ cdef class VocabularyBuilder(RowCounter):
                 raise ValueError(f"nbfast.text: more than {MAX_TERMS} distinct terms")
             if status != 0:
                 raise MemoryError("nbfast.text: out of memory while counting terms")
-            with nogil:
-                resolve_rows(&batch, n_documents, <const int64_t **> remap, n_threads)
+            if any_new_terms(locals, n_threads):
+                with nogil:
+                    resolve_rows(&batch, n_documents, <const int64_t **> remap, n_threads)
             rows = self.keep(raw, raw_ptr, nnz, n_threads)
             with nogil:
                 self.add_statistics(rows)
@@ -702,6 +730,14 @@ cdef class VocabularyBuilder(RowCounter):
         return terms
 
 
+cdef bint any_new_terms(const StrTable *locals, int n_threads) noexcept nogil:
+    cdef int t
+    for t in range(n_threads):
+        if locals[t].n_terms > 0:
+            return True
+    return False
+
+
 cdef void resolve_rows(Batch *batch, Py_ssize_t n_documents, const int64_t **remap, int n_threads) noexcept nogil:
     """Replace the LOCAL keys of every row by their vocabulary index, and sort the row again."""
     cdef Py_ssize_t d, j, n
@@ -723,24 +759,12 @@ cdef void resolve_rows(Batch *batch, Py_ssize_t n_documents, const int64_t **rem
 
 
 cdef void compact_rows(const uint64_t[::1] raw, const int64_t[::1] raw_ptr, const int64_t[::1] indptr,
-                       uint64_t[::1] rows, int n_threads) noexcept nogil:
+                       uint64_t[::1] rows) noexcept nogil:
+    # a copy at memory speed: one thread (a parallel region per batch costs more on a busy machine)
     cdef Py_ssize_t d
-    for d in prange(indptr.shape[0] - 1, schedule="static", num_threads=n_threads):
+    for d in range(indptr.shape[0] - 1):
         if indptr[d + 1] > indptr[d]:
             memcpy(&rows[indptr[d]], &raw[raw_ptr[d]], (indptr[d + 1] - indptr[d]) * sizeof(uint64_t))
-
-
-def kept_per_row(const int64_t[::1] indptr, const uint64_t[::1] rows, const int64_t[::1] new_index,
-                 int64_t[::1] kept, int n_threads):
-    """kept[d] = number of entries of row d whose term has new_index >= 0."""
-    cdef Py_ssize_t d, j
-    cdef int64_t n
-    with nogil:
-        for d in prange(indptr.shape[0] - 1, schedule="static", num_threads=n_threads):
-            n = 0
-            for j in range(indptr[d], indptr[d + 1]):
-                n = n + (new_index[rows[j] >> 32] >= 0)
-            kept[d] = n
 
 
 ctypedef fused count_t:
@@ -750,28 +774,65 @@ ctypedef fused count_t:
     double
 
 
-def emit_rows(
-    const int64_t[::1] indptr,
-    const uint64_t[::1] rows,
-    const int64_t[::1] new_index,
-    const integral[::1] out_indptr,
-    integral[::1] out_indices,
-    count_t[::1] out_data,
-    bint binary,
-    int n_threads,
-):
-    """Write the rows as CSR rows starting at out_indptr[d], entries in their order: counts (1 when
-    ``binary``), each term k as column new_index[k], dropped when < 0 (out_indptr's differences are then
-    ``kept_per_row``), or as column k when new_index is empty."""
-    cdef Py_ssize_t d, j, dst
-    cdef int64_t column
-    cdef bint remap = new_index.shape[0] > 0
-    with nogil:
-        for d in prange(indptr.shape[0] - 1, schedule="static", num_threads=n_threads):
-            dst = out_indptr[d]
-            for j in range(indptr[d], indptr[d + 1]):
-                column = new_index[rows[j] >> 32] if remap else <int64_t> (rows[j] >> 32)
-                if column >= 0:
-                    out_indices[dst] = <integral> column
-                    out_data[dst] = 1 if binary else <count_t> (rows[j] & 0xFFFFFFFFULL)
-                    dst = dst + 1
+cdef struct Row:
+    const uint64_t *entries
+    int64_t length
+
+
+cdef class AllRows:
+    """Every row of a RowCounter's parts, in order, for one parallel pass over all of them."""
+
+    cdef Row *rows
+    cdef Py_ssize_t n_rows
+    cdef list parts  # keeps the arrays alive
+
+    def __cinit__(self, RowCounter counter not None):
+        cdef Py_ssize_t r = 0, d
+        cdef const int64_t[::1] indptr
+        cdef const uint64_t[::1] entries
+        self.parts = list(counter.parts)
+        self.n_rows = sum(part[0].shape[0] - 1 for part in self.parts)
+        self.rows = <Row *> malloc(max(self.n_rows, 1) * sizeof(Row))
+        if self.rows == NULL:
+            raise MemoryError("nbfast.text: cannot allocate the row table")
+        for part_indptr, part_rows in self.parts:
+            indptr = part_indptr
+            entries = part_rows
+            for d in range(indptr.shape[0] - 1):
+                self.rows[r].length = indptr[d + 1] - indptr[d]
+                self.rows[r].entries = &entries[indptr[d]] if self.rows[r].length > 0 else NULL
+                r += 1
+
+    def __dealloc__(self):
+        free(self.rows)
+
+    def kept_per_row(self, const int64_t[::1] new_index, int64_t[::1] kept, int n_threads):
+        """kept[r] = number of entries of row r whose term has new_index >= 0."""
+        cdef Py_ssize_t r, j
+        cdef int64_t n
+        with nogil:
+            for r in prange(self.n_rows, schedule="dynamic", chunksize=1024, num_threads=n_threads):
+                n = 0
+                for j in range(self.rows[r].length):
+                    n = n + (new_index[self.rows[r].entries[j] >> 32] >= 0)
+                kept[r] = n
+
+    def emit(self, const int64_t[::1] new_index, const integral[::1] out_indptr, integral[::1] out_indices,
+             count_t[::1] out_data, bint binary, int n_threads):
+        """Write the rows as CSR rows starting at out_indptr[r], entries in their order: counts (1 when
+        ``binary``), each term k as column new_index[k], dropped when < 0 (out_indptr's differences are
+        then ``kept_per_row``), or as column k when new_index is empty."""
+        cdef Py_ssize_t r, j, dst
+        cdef int64_t column
+        cdef uint64_t entry
+        cdef bint remap = new_index.shape[0] > 0
+        with nogil:
+            for r in prange(self.n_rows, schedule="dynamic", chunksize=1024, num_threads=n_threads):
+                dst = out_indptr[r]
+                for j in range(self.rows[r].length):
+                    entry = self.rows[r].entries[j]
+                    column = new_index[entry >> 32] if remap else <int64_t> (entry >> 32)
+                    if column >= 0:
+                        out_indices[dst] = <integral> column
+                        out_data[dst] = 1 if binary else <count_t> (entry & 0xFFFFFFFFULL)
+                        dst = dst + 1

@@ -503,21 +503,19 @@ class CountVectorizer(BaseEstimator):
 
     def _rows_to_csr(self, counter, new_index, n_features, keep_parts=False):
         """The counted rows as one CSR matrix of dtype ``dtype``, entries in their order: term k as column
-        new_index[k] (dropped when < 0), or as column k when new_index is None.  Frees the rows as it goes
-        unless ``keep_parts``."""
-        parts = counter.parts
-        nnz = sum(rows.shape[0] for _, rows in parts)
+        new_index[k] (dropped when < 0), or as column k when new_index is None.  Frees the rows unless
+        ``keep_parts``."""
+        rows = _vocabulary.AllRows(counter)  # holds the rows until the matrix is written
+        nnz = sum(part_rows.shape[0] for _, part_rows in counter.parts)
         n_threads = effective_n_threads(nnz)
         if new_index is None:
             new_index = np.zeros(0, dtype=np.int64)
-            kept = np.concatenate([np.diff(part_indptr) for part_indptr, _ in parts] or [np.zeros(0, np.int64)])
+            kept = np.concatenate([np.diff(part_indptr) for part_indptr, _ in counter.parts] or [[]])
         else:
             kept = np.empty(counter.n_documents, dtype=np.int64)
-            start = 0
-            for part_indptr, rows in parts:
-                n = part_indptr.shape[0] - 1
-                _vocabulary.kept_per_row(part_indptr, rows, new_index, kept[start : start + n], n_threads)
-                start += n
+            rows.kept_per_row(new_index, kept, n_threads)
+        if not keep_parts:
+            counter.parts.clear()
         # scikit-learn picks the index dtype from the entries before pruning
         index_dtype = _common.index_dtype_for(nnz)
         indptr = np.zeros(counter.n_documents + 1, dtype=index_dtype)
@@ -526,16 +524,8 @@ class CountVectorizer(BaseEstimator):
         kernel_dtype = dtype if _is_one_of(dtype, KERNEL_DTYPES) else np.dtype(np.int64)
         indices = np.empty(indptr[-1], dtype=index_dtype)
         data = np.empty(indptr[-1], dtype=kernel_dtype)
-        start = 0
-        for part_indptr, rows in list(parts):
-            n = part_indptr.shape[0] - 1
-            _vocabulary.emit_rows(
-                part_indptr, rows, new_index, indptr[start : start + n + 1], indices, data, bool(self.binary),
-                n_threads,
-            )  # fmt: skip
-            start += n
-            if not keep_parts:
-                parts.pop(0)
+        rows.emit(new_index, indptr, indices, data, bool(self.binary), n_threads)
+        del rows
         return _common.csr(data.astype(dtype, copy=False), indices, indptr, (counter.n_documents, n_features))
 
     # ------------------------------------------------------------------ transforming
