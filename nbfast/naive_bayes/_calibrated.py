@@ -88,10 +88,7 @@ def out_of_fold_jll(estimator, X, y, n_folds):
         if stats is None:
             others = clone(estimator).partial_fit(X[~inside], y[~inside], classes=full.classes_)
         else:
-            others = copy.deepcopy(full)
-            for name, value in stats.items():
-                setattr(others, name, value)
-            others._update_params()
+            others = _with_stats(full, stats)
         jll[inside] = others.predict_joint_log_proba(X[inside])
     return full, jll
 
@@ -104,7 +101,12 @@ def other_folds_model(full, fold_models, k):
     stats = type(full)._complement_stats(full, fold_models[k])
     if stats is None:
         return type(full)._merge([model for j, model in enumerate(fold_models) if j != k])
-    others = copy.deepcopy(full)
+    return _with_stats(full, stats)
+
+
+def _with_stats(model, stats):
+    """A copy of a fitted model with these statistics, its parameters derived from them."""
+    others = copy.deepcopy(model)
     for name, value in stats.items():
         setattr(others, name, value)
     others._update_params()
