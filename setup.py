@@ -15,7 +15,10 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-KERNELS = ["threads", "validate", "counts", "scoring", "compact", "tables", "categories", "hashing", "decision", "svmlight", "gaussian"]
+KERNELS = [
+    "threads", "validate", "counts", "scoring", "compact", "tables", "categories", "tokens", "hashing", "vocabulary", "tfidf", "decision",
+    "svmlight", "gaussian", "explain",
+]
 DEBUG = os.environ.get("NBFAST_DEBUG_BUILD", "") not in ("", "0")
 
 OPENMP_PROBE = textwrap.dedent(

@@ -56,6 +56,7 @@ if HAVE_SKLEARN:
     from sklearn import get_config
     from sklearn.base import BaseEstimator, ClassifierMixin, clone
     from sklearn.exceptions import DataConversionWarning, NotFittedError
+    from sklearn.utils.metaestimators import _BaseComposition
     from sklearn.utils.multiclass import check_classification_targets
 else:  # pragma: no cover - exercised in the no-sklearn CI job
 
@@ -105,6 +106,27 @@ else:  # pragma: no cover - exercised in the no-sklearn CI job
         y = np.asarray(y)
         if y.dtype.kind == "f" and not np.all(np.mod(y, 1) == 0):
             raise ValueError("Unknown label type: continuous. Classification needs discrete class labels.")
+
+    class _BaseComposition(BaseEstimator):
+        """Nested parameters ``name__param`` of named parts, as scikit-learn's _BaseComposition."""
+
+        def _get_params(self, attr, deep=True):
+            out = super().get_params(deep=deep)
+            for name, estimator in (getattr(self, attr) or []) if deep else []:
+                out[name] = estimator
+                out.update({f"{name}__{key}": value for key, value in estimator.get_params(deep=True).items()})
+            return out
+
+        def _set_params(self, attr, **params):
+            named = dict(getattr(self, attr) or [])
+            replaced = {key: params.pop(key) for key in list(params) if key in named}
+            if replaced:
+                setattr(self, attr, [(name, replaced.get(name, estimator)) for name, estimator in named.items()])
+            for key in list(params):
+                name, _, param = key.partition("__")
+                if param and name in named:
+                    named[name].set_params(**{param: params.pop(key)})
+            return super().set_params(**params)
 
     def clone(estimator):
         """An unfitted copy with the same parameters."""

@@ -27,6 +27,8 @@ def _check_probabilities(proba, name="proba", n_classes=None, keep_float32=False
     proba = np.ascontiguousarray(proba, dtype=np.float32 if keep_float32 and proba.dtype == np.float32 else np.float64)
     if proba.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array (n_samples, n_classes); got shape {proba.shape}.")
+    if proba.shape[1] < 1:
+        raise ValueError(f"{name} must have at least one class (column); got shape {proba.shape}.")
     if n_classes is not None and proba.shape[1] != n_classes:
         raise ValueError(f"{name} has {proba.shape[1]} classes (columns), expected {n_classes}.")
     if not np.all(np.isfinite(proba)) or np.any(proba < 0):

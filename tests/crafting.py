@@ -4,6 +4,8 @@ reaches the checks behind the checksums (a hostile file is well-formed on the ou
 import hashlib
 import json
 
+import numpy as np
+
 from nbfast import persist
 
 
@@ -46,3 +48,36 @@ def _with_data(raw, edit):
         header["data_sha256"] = hashlib.sha256(data).hexdigest()
 
     return _with_header(raw[:data_start] + bytes(data), set_data)
+
+
+def _array_index(raw, attribute):
+    """Index in the array table of the fitted attribute ``attribute`` (an array reference in the header)."""
+    return _layout(raw)[0]["model"]["fitted"][attribute]["__ndarray__"]
+
+
+def _with_array(raw, index, edit):
+    """The file with array ``index`` edited in place by ``edit(ndarray)`` (a writable view), checksums valid."""
+    entry = _layout(raw)[0]["arrays"][index]
+
+    def edit_data(data):
+        count = int(np.prod(entry["shape"], dtype=np.int64))
+        view = np.frombuffer(data, dtype=entry["dtype"], count=count, offset=entry["offset"])
+        edit(view.reshape(entry["shape"], order=entry["order"]))
+
+    return _with_data(raw, edit_data)
+
+
+def _with_byte_order(raw, index, order=">"):
+    """The file with array ``index`` stored in the other byte order (its dtype says so), checksums valid."""
+    entry = _layout(raw)[0]["arrays"][index]
+    swapped = np.dtype(entry["dtype"]).newbyteorder(order)
+
+    def edit_data(data):
+        count = int(np.prod(entry["shape"], dtype=np.int64))
+        values = np.frombuffer(data, dtype=entry["dtype"], count=count, offset=entry["offset"]).astype(swapped)
+        data[entry["offset"]: entry["offset"] + entry["nbytes"]] = values.tobytes()
+
+    def set_dtype(header):
+        header["arrays"][index]["dtype"] = swapped.str
+
+    return _with_header(_with_data(raw, edit_data), set_dtype)

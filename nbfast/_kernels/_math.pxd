@@ -116,10 +116,11 @@ cdef inline double exp_shifted_sum(const double *v, double m, double *out, Py_ss
 cdef inline void kahan_add(double *total, double *compensation, double value) noexcept nogil:
     """total += value, compensated (Kahan): the rounding error is carried in ``compensation`` (start both at 0).
 
-    Needs exact IEEE arithmetic (no -ffast-math, which would simplify the compensation away)."""
+    Needs exact IEEE arithmetic (no -ffast-math, which would simplify the compensation away).  An infinite
+    total stays infinite (its compensation, inf - inf, would be NaN: it is 0)."""
     cdef double y = value - compensation[0]
     cdef double t = total[0] + y
-    compensation[0] = (t - total[0]) - y
+    compensation[0] = ((t - total[0]) - y) if t - t == 0.0 else 0.0
     total[0] = t
 
 

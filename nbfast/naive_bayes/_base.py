@@ -5,8 +5,12 @@ A subclass provides the model, through the hooks of :class:`_BaseNB` (each
 abstract or with a documented default):
 
 - statistics: ``_init_stats``, ``_accumulate``, ``_update_params`` (and
-  ``_stat_names``, ``_fitted_attributes``);
-- parameters: ``_validate_params``;
+  ``_stat_names``, ``_fitted_attributes``); statistics of softly labelled rows,
+  ``_soft_label_accumulator``, and the log prior of the parameters,
+  ``_log_parameter_prior`` (``nbfast.SemiSupervisedNB``);
+- parameters: ``_validate_params`` (at fit and on every rebuilt model) and
+  ``_validate_scoring_params`` (the parameters scoring reads, again before
+  every prediction: ``set_params`` may change them after fit);
 - scoring: ``_linear_terms`` for models whose joint log-likelihood is linear in
   f(x), or an override of ``_score``;
 - the class prior: ``_log_prior``, ``_set_log_prior``, ``_uses_class_prior``
@@ -15,12 +19,25 @@ abstract or with a documented default):
   (``nbfast.to_linear``);
 - merging of shard models: ``_merge`` and ``_merge_stats`` (``nbfast.merge``,
   ``nbfast.dask``);
-- the fitted state: ``_validate_fitted`` (persistence, interop, and every
-  prediction of a model rebuilt from attributes), and which attributes
-  describe it: ``_fitted_attributes`` (scikit-learn's), ``_compact_attributes``
-  and ``_saved_attributes`` (a compact model's, what a model file stores);
+- explanation: ``_pair_terms`` (the per-feature terms of the difference of two
+  classes' joint log-likelihoods, ``nbfast.explain``) and ``_feature_scores``
+  (how much each feature raises a class's log-odds, ``nbfast.top_features``);
+- the fitted state: ``_fitted_shapes`` (the shapes of the fitted arrays, checked
+  before a model is rebuilt from them) and ``_validate_fitted`` (persistence,
+  interop: the attributes against each other); every prediction checks the
+  shapes of the tables it hands a kernel (:func:`check_scoring_table`); which
+  attributes describe it: ``_fitted_attributes`` (scikit-learn's),
+  ``_compact_attributes`` and ``_saved_attributes`` (a compact model's, what a
+  model file stores);
 - derived tables: ``_build_tables`` (what ``fit`` prepares for predictions),
   kept by ``_derived`` outside the estimator until ``_forget_derived``.
+
+Concurrency: any number of threads may predict with one fitted model at once.
+``fit``, ``partial_fit`` or ``set_params`` while another thread predicts with
+the same model is not supported: it never crashes (fit replaces the arrays a
+prediction reads rather than writing into them, and each prediction checks the
+shapes of what it reads), but that prediction may use a mix of the two states
+or raise ValueError.  Refit a copy and swap it in instead.
 
 Operations on fitted models (decision, linear, merge, interop, persistence,
 Dask, the command line) call these hooks; none of them inspects an estimator
@@ -34,9 +51,11 @@ import weakref
 from typing import NamedTuple
 
 import numpy as np
+import scipy.sparse as sp
 
 from nbfast._compat import BaseEstimator, ClassifierMixin
 from nbfast._kernels import compact, scoring, tables
+from nbfast._kernels.explain import pair_terms_csr
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import (
@@ -86,8 +105,8 @@ def encode_labels(classes, y):
     if np.any(unknown):
         missing = np.unique(np.asarray(y)[unknown])
         raise ValueError(
-            f"y contains labels {missing[:10].tolist()} that are not in classes {classes.tolist()}; "
-            "pass every class in `classes=` on the first call to partial_fit."
+            f"The target label(s) {missing[:10].tolist()} in y do not exist in the initial classes "
+            f"{classes.tolist()}; pass every class in `classes=` on the first call to partial_fit."
         )
     return index.astype(np.intp, copy=False)
 
@@ -207,6 +226,45 @@ def class_log_prior(class_count, class_prior, fit_prior):
     return np.full(len(class_count), -np.log(len(class_count)))
 
 
+def pair_terms(X, table, bias, first, second, *, binarize=False, threshold=0.0, square=None):
+    """Terms of jll[i, first[i]] - jll[i, second[i]] for validated CSR X under an additive model.
+
+    The model is ``jll[c] = bias[c] + sum_j f(x_j) table[j, c] + x_j^2 square[j, c]``
+    (see ``nbfast._kernels.explain``): returns the term of every stored entry,
+    (X.nnz,) in X's order, and the bias difference (n_samples,).
+    """
+    terms = np.empty(X.nnz)
+    table = np.ascontiguousarray(table.toarray() if isinstance(table, CompactTable) else table, dtype=np.float64)
+    square = np.empty((0, 0)) if square is None else np.ascontiguousarray(square, dtype=np.float64)
+    first, second = (np.ascontiguousarray(c, dtype=np.intp) for c in (first, second))
+    pair_terms_csr(X.data, X.indices, X.indptr, table, square, binarize, threshold, first, second, terms,
+                   effective_n_threads(X.nnz))
+    bias = np.asarray(bias, dtype=np.float64)
+    with np.errstate(invalid="ignore"):  # two classes of prior 0: -inf - -inf
+        return terms, bias[first] - bias[second]
+
+
+def terms_matrix(X, terms):
+    """The terms of X's stored entries as a CSR array of X's shape, on X's indices and indptr."""
+    matrix = sp.csr_array((terms, X.indices, X.indptr), shape=X.shape, copy=False)
+    matrix.indices, matrix.indptr = X.indices, X.indptr  # scipy may downcast them
+    return matrix
+
+
+def contrast(table):
+    """Each row of ``table`` (n_classes, n_terms) minus the mean of the other rows (two rows or more).
+
+    For two classes, the exact difference of their terms: how much each term
+    raises one class's log-odds against the other.
+    """
+    table = np.asarray(table, dtype=np.float64)
+    n_classes = table.shape[0]
+    if n_classes == 2:
+        return np.stack([table[0] - table[1], table[1] - table[0]])
+    with np.errstate(invalid="ignore"):
+        return table - (table.sum(axis=0) - table) / (n_classes - 1)
+
+
 def _same_value(a, b):
     """Equality of two parameter values that may be arrays (alpha, class_prior); 1 equals 1.0, not True."""
     if any(isinstance(v, (np.ndarray, list, tuple)) for v in (a, b)):
@@ -226,8 +284,9 @@ def check_fitted_state(model):
     Kernels trust the shapes of the tables they are given, so a model rebuilt
     from a file or from another library is checked before it is used: sorted
     unique ``classes_``, an integer ``n_features_in_``, numeric fitted arrays,
-    sufficient statistics shaped like ``_init_stats(n_classes, n_features)``,
-    and whatever the estimator's :meth:`_BaseNB._validate_fitted` checks.
+    the parameters (the estimator's own ``_validate_params``), sufficient
+    statistics shaped like ``_init_stats(n_classes, n_features)``, and whatever
+    the estimator's :meth:`_BaseNB._validate_fitted` checks.
 
     Raises
     ------
@@ -251,19 +310,75 @@ def check_fitted_state(model):
             if isinstance(value, (list, tuple)) else []
         if name != "classes_" and any(a.dtype.kind not in "biuf" for a in arrays):
             raise ValueError(f"{name} must hold numbers.")
+    model._validate_params(n_features, len(classes))
     model._validate_fitted()
+
+
+def check_fitted_shapes(cls, fitted):
+    """Check fitted attributes (name -> value) against the shapes ``cls._fitted_shapes`` expects.
+
+    Runs before any attribute is set, so that no table derived from them (by a
+    setter) is ever allocated from sizes that the arrays actually given do not
+    back: an allocation stays proportional to what is there.
+
+    Raises
+    ------
+    ValueError
+        Naming the first attribute of the wrong type or shape.
+    """
+    classes, n_features = fitted["classes_"], fitted["n_features_in_"]
+    if not isinstance(classes, np.ndarray) or classes.ndim != 1 or classes.size == 0:
+        raise ValueError(f"classes_ must be a non-empty 1-D array, got {type(classes).__name__}.")
+    if not isinstance(n_features, numbers.Integral) or isinstance(n_features, bool) or n_features < 1:
+        raise ValueError(f"n_features_in_ must be a positive integer, got {n_features!r}.")
+    for name, expected in cls._fitted_shapes(fitted, len(classes), int(n_features)).items():
+        value = fitted[name]
+        if isinstance(expected, list):
+            if not isinstance(value, (list, tuple)) or len(value) != len(expected):
+                raise ValueError(f"{name} must be a list of {len(expected)} arrays.")
+            shapes = [(f"{name}[{j}]", v, s) for j, (v, s) in enumerate(zip(value, expected))]
+        else:
+            shapes = [(name, value, expected)]
+        for where, v, shape in shapes:
+            scalar = shape == () and isinstance(v, numbers.Real) and not isinstance(v, bool)
+            if not scalar and (not isinstance(v, np.ndarray) or v.shape != shape):
+                got = f"shape {v.shape}" if isinstance(v, np.ndarray) else f"type {type(v).__name__}"
+                raise ValueError(f"{where} has {got}, expected an array of shape {shape}.")
+
+
+def check_scoring_table(table, bias, n_rows, n_classes, log_prior):
+    """Check what the linear scoring kernel will read: a (n_rows, n_classes) table (2-D, or a CompactTable
+    derived from checked statistics), a (n_classes,) bias.
+
+    O(1): shapes only, on the very arrays handed to the kernel, so that an
+    assigned attribute of the wrong shape (or a model refitted by another
+    thread meanwhile) is a ValueError and never a read out of bounds.  The
+    log prior the bias derives from must have a value per class too (a single
+    value would broadcast).
+    """
+    if np.shape(log_prior) != (n_classes,):
+        raise ValueError(f"the class prior has shape {np.shape(log_prior)}, classes_ ({n_classes},): a fitted "
+                         "attribute was assigned with the wrong shape.")
+    if not isinstance(table, (np.ndarray, CompactTable)) or table.shape != (n_rows, n_classes) or \
+            np.shape(bias) != (n_classes,):
+        raise ValueError(
+            f"the model's scoring table (features x classes) has shape {np.shape(table)} and its bias "
+            f"{np.shape(bias)}; X and classes_ need ({n_rows}, {n_classes}) and ({n_classes},): a fitted attribute "
+            "was assigned with the wrong shape (or the model was refitted while predicting)."
+        )
 
 
 def rebuild(cls, params, fitted, feature_names=None):
     """A new ``cls`` estimator with these parameters and (when not None) fitted attributes.
 
-    The fitted attributes are set in the order of ``cls._fitted_attributes``
-    (or of ``cls._compact_attributes``, when ``fitted`` holds those) and the
-    result is checked by :func:`check_fitted_state`; nothing is returned
-    half-built.
+    The fitted attributes are checked by :func:`check_fitted_shapes`, set in the
+    order of ``cls._fitted_attributes`` (or of ``cls._compact_attributes``, when
+    ``fitted`` holds those), and the result is checked by
+    :func:`check_fitted_state`; nothing is returned half-built.
     """
     model = cls(**params)
     if fitted is not None:
+        check_fitted_shapes(cls, fitted)
         compact = bool(cls._compact_attributes) and set(fitted) == set(cls._compact_attributes)
         for name in cls._compact_attributes if compact else cls._fitted_attributes:
             setattr(model, name, fitted[name])
@@ -276,8 +391,6 @@ def rebuild(cls, params, fitted, feature_names=None):
 def _score_compact(X, table, bias, binarize, threshold, mode, n_threads):
     """``mode``'s output for validated CSR X under a CompactTable: float64 throughout (the table is small)."""
     n_samples, n_classes = X.shape[0], bias.shape[0]
-    if table.shape != (X.shape[1], n_classes):
-        raise ValueError(f"the compact table has shape {table.shape}, expected ({X.shape[1]}, {n_classes}).")
     none = np.empty(0)
     labels = np.empty(n_samples if mode == Output.ARGMAX else 0, dtype=np.int64)
     out = np.empty((0, 0) if mode == Output.ARGMAX else (n_samples, n_classes))
@@ -289,6 +402,15 @@ def _score_compact(X, table, bias, binarize, threshold, mode, n_threads):
         bias, binarize, threshold, mode, out, labels, n_threads,
     )
     return labels if mode == Output.ARGMAX else out
+
+
+def scores_from_joint_log_likelihood(jll, mode):
+    """What ``mode`` asks for, from joint log-likelihoods computed outside the kernel (float64, may hold -inf)."""
+    if mode == Output.JOINT_LOG_LIKELIHOOD:
+        return jll
+    if mode == Output.ARGMAX:
+        return jll.argmax(axis=1)
+    return log_normalize(jll, log=mode == Output.LOG_PROBA)
 
 
 class _BaseNB(ClassifierMixin, BaseEstimator):
@@ -317,7 +439,14 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
 
     # --------------------------------------------------------- statistics
     def _validate_params(self, n_features, n_classes):
-        """Check hyperparameters against the data's shape; raise before any state changes."""
+        """Check hyperparameters against the data's shape; raise before any state changes.
+
+        Subclasses check every parameter here, ``_validate_scoring_params`` included.
+        """
+        self._validate_scoring_params()
+
+    def _validate_scoring_params(self):
+        """Check the parameters that scoring reads (cheap: called before every prediction)."""
 
     def _check_X(self, X, reset):
         """Validate X (fit and predict); subclasses may transform it further."""
@@ -334,6 +463,38 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
     def _update_params(self):
         """Recompute the model's parameters from its statistics."""
         raise NotImplementedError
+
+    @classmethod
+    def _fitted_shapes(cls, fitted, n_classes, n_features):
+        """{name: shape} of the fitted arrays of a model with this many classes and features.
+
+        A list of shapes stands for a list of arrays.  ``fitted`` holds the
+        attributes about to be set (for shapes that depend on their values); an
+        attribute not listed is checked by :meth:`_validate_fitted` only.
+        """
+        return {}
+
+    def _log_parameter_prior(self):
+        """log p(parameters), up to a constant, under the prior of which the fitted parameters are the MAP
+        (maximum a posteriori) estimate: the prior their smoothing stands for.
+
+        Semi-supervised EM adds it to the log-likelihood it increases.  The default, 0.0, is for models
+        whose parameters are not smoothed estimates.
+        """
+        return 0.0
+
+    def _soft_label_accumulator(self, X):
+        """A function ``accumulate(stats, class_weight)`` adding the statistics of the rows of ``X`` to ``stats``
+        (a dict from ``_init_stats``), row i counting for every class c with weight ``class_weight[i, c]``.
+
+        ``X`` is validated by ``_check_X``; ``class_weight`` is (n_samples, n_classes) float64, C-contiguous
+        (a labelled row is a one-hot row times its sample weight).  Semi-supervised EM
+        (:class:`nbfast.SemiSupervisedNB`) asks for the function once per fit and calls it once per
+        iteration, so whatever X needs for it (the count models transpose it) is prepared here, once.
+        The default raises TypeError: the model does not learn from soft labels.
+        """
+        raise TypeError(f"{type(self).__name__} does not learn from soft labels (class posteriors): "
+                        "semi-supervised EM supports MultinomialNB, ComplementNB, BernoulliNB and PoissonNB.")
 
     def _validate_fitted(self):
         """Check the fitted attributes a kernel will trust (shapes, dtypes) against each other.
@@ -427,6 +588,57 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         """Whether ``_linear_export`` is linear in binarized x rather than in x (BernoulliNB with ``binarize``)."""
         return False
 
+    # -------------------------------------------------------- explanation
+    def _pair_terms(self, X, first, second):
+        """Per-feature terms of jll[i, first[i]] - jll[i, second[i]], for X as ``_check_X`` returned it.
+
+        Naive Bayes log-likelihoods are sums over the features, so the
+        difference splits exactly into the difference at the all-zero row
+        (the priors included) and, for each stored entry x_ij, the change of
+        the difference when x_ij goes from 0 to its value.  The default reads
+        ``_linear_terms`` and computes the terms by a kernel over the CSR rows.
+
+        Parameters
+        ----------
+        X : validated input
+        first, second : ndarray of shape (n_samples,)
+            Class indices of each row.
+
+        Returns
+        -------
+        terms : sparse array of shape (n_samples, n_features)
+            CSR; entry (i, j) is the term of x_ij (stored entries of X only).
+        constant : ndarray of shape (n_samples,)
+            The difference at the all-zero row.
+        """
+        try:
+            table, bias, binarize, threshold = self._linear_terms()
+        except NotImplementedError:
+            raise TypeError(f"{type(self).__name__} does not split its joint log-likelihood into per-feature "
+                            "terms.") from None
+        terms, constant = pair_terms(X, table, bias, first, second, binarize=binarize, threshold=threshold)
+        return terms_matrix(X, terms), constant
+
+    def _feature_scores(self):
+        """How much each term raises each class's log-odds against the other classes (two classes or more).
+
+        The default contrasts the coefficients of ``_linear_export``: each
+        class's per-feature term minus the mean of the other classes' (for two
+        classes, the exact per-feature term of their log-odds).
+
+        Returns
+        -------
+        scores : ndarray of shape (n_classes, n_terms)
+        feature : ndarray of shape (n_terms,)
+            The feature (column of X) of each term.
+        category : ndarray of shape (n_terms,) or None
+            The value of the feature each term stands for (CategoricalNB's
+            categories; -1 where a term is the feature itself), or None when
+            every term is the feature itself.
+        """
+        coef = np.asarray(self._linear_export()[0], dtype=np.float64)
+        return contrast(coef), np.arange(coef.shape[1]), None
+
     # ------------------------------------------------------------ merging
     @classmethod
     def _merge_stats(cls, models):
@@ -443,6 +655,15 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
             else:
                 merged[name] = np.sum([np.asarray(v, dtype=np.float64) for v in values], axis=0)
         return merged
+
+    @classmethod
+    def _complement_stats(cls, whole, part):
+        """{statistic: value} of the data of ``whole`` without the rows of ``part`` (a model fitted on a subset of
+        them, with the same classes), or None when statistics do not subtract (then the rows are refitted).
+
+        Out-of-fold scoring (:class:`nbfast.CalibratedNB`) uses it so as not to refit a model per fold.
+        """
+        return None
 
     @classmethod
     def _merge(cls, models):
@@ -500,7 +721,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         Returns
         -------
         self : object
-            The fitted estimator.
+            The fitted estimator. A call that raises leaves it unchanged (scikit-learn's may
+            leave ``classes_`` of the failed call behind).
         """
         feature_names = _feature_names(X)
         X = self._check_X(X, reset=True)
@@ -585,10 +807,18 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         self._update_params()
 
     # -------------------------------------------------------------- predicting
+    def _score_outside_the_linear_form(self, X, mode):
+        """The scores when the linear terms cannot give them exactly (an infinite weight), else None."""
+        return None
+
     def _score(self, X, mode):
         """Run the fused kernel in ``mode`` on validated CSR X."""
+        exact = self._score_outside_the_linear_form(X, mode)
+        if exact is not None:
+            return exact
         table, bias, binarize, threshold = self._linear_terms()
         bias = np.ascontiguousarray(bias, dtype=np.float64)
+        check_scoring_table(table, bias, X.shape[1], len(self.classes_), self._log_prior())
         n_samples = X.shape[0]
         n_threads = effective_n_threads(X.nnz + n_samples * table.shape[1])
         if isinstance(table, CompactTable):
@@ -629,7 +859,9 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         return cached[1]
 
     def _predict_input(self, X):
+        """X checked for scoring, after the parameters that scoring reads."""
         check_is_fitted(self)
+        self._validate_scoring_params()
         return self._check_X(X, reset=False)
 
     def predict_joint_log_proba(self, X):

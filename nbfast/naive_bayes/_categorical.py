@@ -25,18 +25,18 @@ pairs store the deltas of the feature's categories.
 """
 
 import numbers
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import logsumexp
 
 from nbfast._kernels.categories import category_columns, count_bad_codes
 from nbfast._kernels import tables
 from nbfast._kernels.compact import pointer_array, sum_by_class
-from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
-from nbfast.naive_bayes._base import _BaseNB
-from nbfast.naive_bayes._compact import CompactTable, SparseCounts, fits_compact
+from nbfast._validation import check_counts, check_log_prior, check_no_nan
+from nbfast.naive_bayes._base import _BaseNB, contrast, pair_terms, scores_from_joint_log_likelihood, terms_matrix
+from nbfast.naive_bayes._compact import CompactTable, SparseCounts, counts_shape, fits_compact
 from nbfast.naive_bayes._discrete import _BaseDiscreteNB, accumulate_class_counts, count_classes
 
 # Category codes must fit an int64 exactly once converted from float.
@@ -72,6 +72,45 @@ def _dense_counts(counts, class_count, n_categories):
     starts = _starts(n_categories)
     dense[:, starts] = np.maximum(class_count[:, None] - np.add.reduceat(dense, starts, axis=1), 0.0)
     return dense
+
+
+def check_n_categories(n_categories, n_features):
+    """``n_categories`` as int64, refused unless it holds ``n_features`` counts >= 1 whose layout fits int64.
+
+    The stacked layout has sum(n_categories + 1) columns, at most
+    n_features * (max + 1): bounding that (exactly, in Python integers) keeps
+    every start and column index of the kernels below 2**63.
+    """
+    n_categories = np.asarray(n_categories)
+    if n_categories.dtype.kind not in "iu" or n_categories.shape != (n_features,) or n_features < 1:
+        raise ValueError(
+            f"n_categories_ must be an integer array of shape ({n_features},); got {n_categories.dtype} "
+            f"{n_categories.shape}."
+        )
+    if n_categories.min() < 1 or n_features * (int(n_categories.max()) + 1) >= 2**63:
+        raise ValueError(f"n_categories_ must hold counts >= 1 (and not too large); got {n_categories.min()} to "
+                         f"{n_categories.max()}.")
+    return np.ascontiguousarray(n_categories, dtype=np.int64)
+
+
+def _check_blocks(blocks, n_classes, n_categories, name):
+    """Refuse per-feature blocks whose shapes are not (n_classes, n_categories[j]), before any allocation."""
+    if not isinstance(blocks, (list, tuple)) or len(blocks) != len(n_categories):
+        raise ValueError(f"{name} must be a list of {len(n_categories)} arrays, one per feature.")
+    for j, (block, n) in enumerate(zip(blocks, n_categories)):
+        if np.shape(block) != (n_classes, n):
+            raise ValueError(f"{name}[{j}] has shape {np.shape(block)}, expected {(n_classes, int(n))}.")
+
+
+class _DenseTables(NamedTuple):
+    """A dense model's tables: the stacked log-probabilities (n_classes, columns), the scoring table of their
+    differences from category 0 (columns, n_classes), its bias sum_j log p(x_j = 0 | c), and whether every
+    log-probability is finite."""
+
+    log_prob: np.ndarray
+    delta_table: np.ndarray
+    log_zero_sum: np.ndarray
+    finite: bool
 
 
 def _csr(data, indices, indptr, shape):
@@ -126,6 +165,7 @@ class CategoricalNB(_BaseDiscreteNB):
     n_categories_ : ndarray of shape (n_features,), dtype=np.int64
         Number of categories of each feature: the largest category seen (over
         all calls to fit / partial_fit) plus one, or the minimum asked for.
+        Read-only; an assigned array is checked (counts >= 1) and copied.
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -176,6 +216,9 @@ class CategoricalNB(_BaseDiscreteNB):
         super()._validate_params(n_features, n_classes)
         self._min_categories(n_features)
 
+    def _validate_scoring_params(self):
+        self._max_categories()
+
     def _max_categories(self):
         K = self.max_categories
         if K is not None and (isinstance(K, bool) or not isinstance(K, numbers.Integral) or K < 1):
@@ -221,7 +264,9 @@ class CategoricalNB(_BaseDiscreteNB):
 
     def _max_code(self):
         """Largest category kept: values above it are clipped to it."""
-        return np.iinfo(np.int64).max if self.max_categories is None else self.max_categories - 1
+        largest = np.iinfo(np.int64).max
+        max_categories = self._max_categories()
+        return largest if max_categories is None else min(max_categories - 1, largest)
 
     def _category_matrix(self, X, n_categories):
         """X with entry (i, j, v) moved to column start_j + min(v, slot), value [v > 0].
@@ -278,6 +323,10 @@ class CategoricalNB(_BaseDiscreteNB):
 
     def _has_compact_table(self):
         return bool(self.alpha > 0 or not self.force_alpha)
+
+    def _soft_label_accumulator(self, X):
+        # Category counts do not take soft labels (the count models' accumulator reads feature_count_).
+        return _BaseNB._soft_label_accumulator(self, X)
 
     def _accumulate(self, stats, X, y_index, sample_weight):
         n_classes, n_features = stats["class_count_"].shape[0], X.shape[1]
@@ -338,24 +387,28 @@ class CategoricalNB(_BaseDiscreteNB):
         return smoothed
 
     def _update_feature_log_prob(self, alpha):
-        for name in ("_log_prob", "_delta_table", "_log_zero_sum", "_finite"):
-            vars(self).pop(name, None)
         self._forget_derived()
         counts, n_classes = self._category_counts, len(self.classes_)
         if isinstance(counts, SparseCounts):
             if self._has_compact_table() and fits_compact(counts.nnz + counts.n_pending, n_classes, counts.n_features):
-                self._table_alpha = alpha  # the tables are derived on first use
+                self._become_compact(alpha)
                 return
             counts = self._category_counts = counts.settled()
             if self._has_compact_table() and fits_compact(counts.nnz, n_classes, counts.n_features):
-                self._table_alpha = alpha
+                self._become_compact(alpha)
                 return
             self._category_counts = _dense_counts(counts, self.class_count_, self.n_categories_)
         self._set_log_prob(self._smoothed_log_prob(alpha))
 
     # ---------------------------------------------------------- compact form
+    def _become_compact(self, alpha):
+        """Drop the dense tables (one attribute: a prediction in another thread sees either form, whole) and
+        derive the compact ones on first use."""
+        self._table_alpha = alpha
+        vars(self).pop("_dense_tables", None)
+
     def _is_compact(self):
-        return isinstance(vars(self).get("_category_counts"), SparseCounts) and "_log_prob" not in vars(self)
+        return isinstance(vars(self).get("_category_counts"), SparseCounts) and "_dense_tables" not in vars(self)
 
     def _saved_attributes(self):
         return self._compact_attributes if self._is_compact() else self._fitted_attributes
@@ -367,6 +420,8 @@ class CategoricalNB(_BaseDiscreteNB):
 
     def _settled_counts(self):
         counts = self._category_counts
+        if not isinstance(counts, SparseCounts):
+            raise ValueError("the model's counts are no longer compact (it was refitted while predicting).")
         return self._derived("settled", counts.settled) if counts.pending else counts
 
     def _dense_category_counts(self):
@@ -392,10 +447,7 @@ class CategoricalNB(_BaseDiscreteNB):
     def _sparse_category_count(self, arrays):
         if not self._has_compact_table():
             raise ValueError(f"CategoricalNB with alpha={self.alpha!r} has no compact tables.")
-        n_categories = np.asarray(self.n_categories_)
-        if n_categories.shape != (self.n_features_in_,) or n_categories.dtype.kind not in "iu" or \
-                np.any(n_categories < 0):
-            raise ValueError(f"n_categories_ must be {self.n_features_in_} non-negative integers.")
+        n_categories = check_n_categories(self.n_categories_, self.n_features_in_)
         self._category_counts = SparseCounts.from_arrays(arrays, len(self.classes_), int(np.sum(n_categories + 1)))
         vars(self).pop("_table_alpha", None)
         self._forget_derived()
@@ -409,6 +461,9 @@ class CategoricalNB(_BaseDiscreteNB):
         """
         counts, alpha = self._settled_counts(), float(self._table_alpha_now())
         n_categories, n_classes = self.n_categories_, counts.n_classes
+        if counts.n_features != int(np.sum(n_categories + 1)) or self.class_count_.shape != (n_classes,):
+            raise ValueError("the category counts do not match n_categories_ and class_count_ (the model was "
+                             "refitted while predicting).")
         starts = _starts(n_categories)
         column_feature = np.repeat(np.arange(n_categories.shape[0]), n_categories + 1)
         class_count = self.class_count_
@@ -447,16 +502,15 @@ class CategoricalNB(_BaseDiscreteNB):
 
     def _set_log_prob(self, log_prob):
         """Install the stacked log-probabilities and derive the scoring terms."""
-        self._log_prob = log_prob
         n_categories = self.n_categories_
         log_zero = log_prob[:, _starts(n_categories)]
         # a sum over every feature: compensated, so that it does not drift with many features
-        self._log_zero_sum = tables.column_sums(np.ascontiguousarray(log_zero.T), tables.Terms.VALUES,
-                                                effective_n_threads(log_zero.size))
+        log_zero_sum = tables.column_sums(np.ascontiguousarray(log_zero.T), tables.Terms.VALUES,
+                                          effective_n_threads(log_zero.size))
         with np.errstate(invalid="ignore"):
-            self._delta_table = np.ascontiguousarray((log_prob - np.repeat(log_zero, n_categories + 1, axis=1)).T)
+            delta_table = np.ascontiguousarray((log_prob - np.repeat(log_zero, n_categories + 1, axis=1)).T)
         # alpha = 0 can leave log p = -inf, and -inf - (-inf) is NaN: scored separately.
-        self._finite = bool(np.all(np.isfinite(log_prob)))
+        self._dense_tables = _DenseTables(log_prob, delta_table, log_zero_sum, bool(np.all(np.isfinite(log_prob))))
 
     # ---------------------------------------------------------- public lists
     def _blocks(self, stacked):
@@ -470,6 +524,20 @@ class CategoricalNB(_BaseDiscreteNB):
         return stacked
 
     @property
+    def n_categories_(self):
+        """Number of categories of each feature (int64, read-only: checked once, where it is assigned)."""
+        try:
+            return self._n_categories
+        except AttributeError:
+            raise AttributeError("'CategoricalNB' object has no attribute 'n_categories_'") from None
+
+    @n_categories_.setter
+    def n_categories_(self, value):
+        n_categories = np.array(check_n_categories(value, np.shape(value)[0] if np.ndim(value) == 1 else -1))
+        n_categories.flags.writeable = False
+        self._n_categories = n_categories
+
+    @property
     def category_count_(self):
         """Weighted sample counts per class and category, one (n_classes, n_categories_[j]) array per feature.
 
@@ -481,10 +549,12 @@ class CategoricalNB(_BaseDiscreteNB):
 
     @category_count_.setter
     def category_count_(self, value):
+        n_categories = check_n_categories(self.n_categories_, self.n_features_in_)
+        n_classes = len(self.classes_)
+        _check_blocks(value, n_classes, n_categories, "category_count_")  # before the allocation they back
         if self._is_compact():  # as in scikit-learn, the parameters stay those of the last fit
             self._set_log_prob(self._smoothed_log_prob(self._table_alpha_now()))
-        n_classes = np.shape(value[0])[0]
-        self._category_counts = self._stacked(value, np.zeros((n_classes, int(np.sum(self.n_categories_ + 1)))))
+        self._category_counts = self._stacked(value, np.zeros((n_classes, int(np.sum(n_categories + 1)))))
         self._forget_derived()
 
     @property
@@ -493,25 +563,62 @@ class CategoricalNB(_BaseDiscreteNB):
 
         Of a compact model, materialized on first access (and kept until the model changes).
         """
-        if "_log_prob" in vars(self):
-            return self._blocks(self._log_prob)
-        if not self._is_compact():
+        if "_dense_tables" not in vars(self) and not self._is_compact():
             raise AttributeError("'CategoricalNB' object has no attribute 'feature_log_prob_'")
-        return self._blocks(self._derived("log_prob", lambda: self._smoothed_log_prob(self._table_alpha_now())))
+        return self._blocks(self._stacked_log_prob())
+
+    def _stacked_log_prob(self):
+        """The stacked log-probabilities: installed, or derived from a compact model's counts on first use."""
+        dense = vars(self).get("_dense_tables")
+        if dense is not None:
+            return dense.log_prob
+        return self._derived("log_prob", lambda: self._smoothed_log_prob(self._table_alpha_now()))
 
     @feature_log_prob_.setter
     def feature_log_prob_(self, value):
+        n_categories = check_n_categories(self.n_categories_, self.n_features_in_)
+        _check_blocks(value, len(self.classes_), n_categories, "feature_log_prob_")
+        if counts_shape(self._category_counts) != (len(self.classes_), int(np.sum(n_categories + 1))):
+            raise ValueError("set category_count_ (for the current n_categories_) before feature_log_prob_.")
         # The unseen slots are derived from the counts and alpha.
-        self._set_log_prob(self._stacked(value, self._smoothed_log_prob(self._check_alpha(self.n_features_in_))))
+        log_prob = self._stacked(value, self._smoothed_log_prob(self._check_alpha(self.n_features_in_)))
+        check_no_nan(log_prob, "feature_log_prob_")
+        self._set_log_prob(log_prob)
         self._forget_derived()
 
     # ---------------------------------------------------------- scoring
+    @classmethod
+    def _complement_stats(cls, whole, part):
+        return None  # the shards may have seen different categories: refitted
+
+    @classmethod
+    def _fitted_shapes(cls, fitted, n_classes, n_features):
+        # a compact model's _sparse_category_count is checked by its setter (SparseCounts.from_arrays)
+        blocks = [(n_classes, int(n)) for n in check_n_categories(fitted["n_categories_"], n_features)]
+        shapes = {"class_count_": (n_classes,), "class_log_prior_": (n_classes,), "n_categories_": (n_features,),
+                  "category_count_": blocks, "feature_log_prob_": blocks}
+        return {name: shape for name, shape in shapes.items() if name in fitted}
+
     def _validate_fitted(self):
         _BaseNB._validate_fitted(self)  # its table has a row per category, not per feature
-        counts, n_columns = self._category_counts, int(np.sum(np.asarray(self.n_categories_) + 1))
-        shape = (counts.n_classes, counts.n_features) if isinstance(counts, SparseCounts) else np.shape(counts)
-        if shape != (len(self.classes_), n_columns):
-            raise ValueError(f"the category counts have shape {shape}, expected {(len(self.classes_), n_columns)}.")
+        n_classes, compact = len(self.classes_), self._is_compact()
+        width = int(np.sum(check_n_categories(self.n_categories_, self.n_features_in_) + 1))
+        counts = self._category_counts
+        if counts_shape(counts) != (n_classes, width):
+            raise ValueError(f"category_counts has shape {counts_shape(counts)}, expected {(n_classes, width)}.")
+        dense = None if compact else self._dense_tables
+        arrays = [("class_log_prior_", self.class_log_prior_, (n_classes,))]
+        if not compact:
+            arrays += [("log_prob", dense.log_prob, (n_classes, width)), ("delta_table", dense.delta_table,
+                                                                           (width, n_classes))]
+        for name, value, shape in arrays:
+            if np.shape(value) != shape:
+                raise ValueError(f"{name} has shape {np.shape(value)}, expected {shape}.")
+        check_counts(self.class_count_, "class_count_")
+        check_counts(counts.values if isinstance(counts, SparseCounts) else counts, "category_count_")
+        for values in self._linear_terms()[0].arrays() if compact else (dense.log_prob,):
+            check_no_nan(values, "feature_log_prob_")
+        check_log_prior(self.class_log_prior_, "class_log_prior_")
 
     def _linear_export(self):
         raise TypeError(
@@ -520,39 +627,51 @@ class CategoricalNB(_BaseDiscreteNB):
         )
 
     def _linear_terms(self):
-        if self._is_compact():
+        dense = vars(self).get("_dense_tables")  # read once: a refit in another thread replaces it whole
+        if dense is None:
             table, bias = self._derived("scoring", self._compact_terms)
             return table, self.class_log_prior_ + bias, False, 0.0
-        return self._delta_table, self.class_log_prior_ + self._log_zero_sum, False, 0.0
+        return dense.delta_table, self.class_log_prior_ + dense.log_zero_sum, False, 0.0
+
+    def _pair_terms(self, X, first, second):
+        # entry k of the category matrix is entry k of X, moved to its category's column
+        table, bias = self._linear_terms()[:2]
+        terms, constant = pair_terms(self._category_matrix(X, self.n_categories_), table, bias, first, second)
+        return terms_matrix(X, terms), constant
+
+    def _feature_scores(self):
+        # the linear model on the one-hot encoding: a term per (feature, category)
+        feature, category, columns = _seen_columns(self.n_categories_)
+        return contrast(self._stacked_log_prob()[:, columns]), feature, category
 
     def _score(self, X, mode):
-        categories = self._category_matrix(X, self.n_categories_)
-        if self._is_compact() or self._finite:
+        # n_categories_ is checked where it is assigned; here its length: the kernel reads n_j for every feature j
+        # of X.  The table's height is checked against the layout's width by the scoring.
+        n_categories = self.n_categories_
+        if n_categories.shape != (X.shape[1],):
+            raise ValueError(f"n_categories_ has shape {n_categories.shape}, expected ({X.shape[1]},).")
+        categories = self._category_matrix(X, n_categories)
+        dense = vars(self).get("_dense_tables")
+        if dense is None or dense.finite:
             return super()._score(categories, mode)
-        return self._score_with_impossible_categories(categories, mode)
+        return self._score_with_impossible_categories(categories, mode, dense.log_prob)
 
-    def _score_with_impossible_categories(self, categories, mode):
+    def _score_with_impossible_categories(self, categories, mode, log_prob):
         """Exact scores when some log p(x_j = v | c) is -inf (alpha = 0).
 
         The finite part and the number of impossible categories of each row are
         both linear in the same stacked matrix; a class with at least one
         impossible category scores -inf.
         """
-        impossible = np.isneginf(self._log_prob)
-        finite = np.where(impossible, 0.0, self._log_prob)
+        impossible = np.isneginf(log_prob)
+        finite = np.where(impossible, 0.0, log_prob)
         starts, width = _starts(self.n_categories_), self.n_categories_ + 1
         jll = categories @ (finite - np.repeat(finite[:, starts], width, axis=1)).T
         jll += self.class_log_prior_ + finite[:, starts].sum(axis=1)
         n_impossible = categories @ (impossible - np.repeat(impossible[:, starts], width, axis=1).astype(float)).T
         n_impossible += impossible[:, starts].sum(axis=1)
         jll[n_impossible > 0] = -np.inf
-        if mode == Output.JOINT_LOG_LIKELIHOOD:
-            return jll
-        if mode == Output.ARGMAX:
-            return jll.argmax(axis=1)
-        with np.errstate(invalid="ignore"):
-            log_proba = jll - logsumexp(jll, axis=1, keepdims=True)
-        return log_proba if mode == Output.LOG_PROBA else np.exp(log_proba)
+        return scores_from_joint_log_likelihood(jll, mode)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -187,6 +187,11 @@ class SparseCounts(NamedTuple):
         return cls(pointer_array(indptr), classes[order][starts].astype(np.int32), total, first.n_classes)
 
 
+def counts_shape(counts):
+    """(n_classes, n_features) of per-(class, feature) counts, compact or dense."""
+    return (counts.n_classes, counts.n_features) if isinstance(counts, SparseCounts) else np.shape(counts)
+
+
 def fits_compact(n_entries, n_classes, n_features, *, counting=False):
     """Whether ``n_entries`` (class, feature) pairs are few enough for the compact representation.
 
@@ -219,6 +224,10 @@ class CompactTable(NamedTuple):
     @property
     def shape(self):
         return self.indptr.shape[0] - 1, self.default.shape[0]
+
+    def arrays(self):
+        """The float arrays T is made of (None terms left out)."""
+        return tuple(a for a in (self.deviation, self.default, self.scale, self.base) if a is not None)
 
     def toarray(self):
         """T as a dense (n_features, n_classes) float64 array."""

@@ -8,6 +8,7 @@ row-major for the scoring kernel; ``feature_log_prob_`` is the (n_classes,
 n_features) view of it that scikit-learn users expect.
 """
 
+import math
 import numbers
 import warnings
 
@@ -17,11 +18,11 @@ from scipy.special import gammaln
 
 from nbfast._kernels import tables
 from nbfast._kernels.counts import add_class_counts
-from nbfast._kernels.scoring import Output
+from nbfast._kernels.scoring import Output, score_csr
 from nbfast._kernels.threads import effective_n_threads
-from nbfast._validation import _dense_to_float, check_class_prior
-from nbfast.naive_bayes._base import _BaseNB, class_log_prior
-from nbfast.naive_bayes._compact import CompactTable, SparseCounts, fits_compact, smoothed_table
+from nbfast._validation import _dense_to_float, check_class_prior, check_counts, check_log_prior, check_no_nan
+from nbfast.naive_bayes._base import _BaseNB, class_log_prior, scores_from_joint_log_likelihood
+from nbfast.naive_bayes._compact import CompactTable, SparseCounts, counts_shape, fits_compact, smoothed_table
 
 _ALPHA_LOWER_BOUND = 1e-10
 
@@ -48,12 +49,63 @@ def accumulate_class_counts(X, y_index, sample_weight, class_count, feature_coun
     discrete model.  ``X`` is validated CSR.
     """
     n_classes = class_count.shape[0]
+    if feature_count.shape != (n_classes, X.shape[1]):  # the kernel writes feature_count[y_index, X.indices]
+        raise ValueError(f"feature_count_ has shape {feature_count.shape}, expected {(n_classes, X.shape[1])}.")
     count_classes(y_index, sample_weight, class_count)
     order, start = group_rows_by_class(y_index, n_classes)
     weights = np.empty(0) if sample_weight is None else sample_weight
     add_class_counts(
         X.data, X.indices, X.indptr, order, start, weights, binarize, threshold, feature_count, effective_n_threads(X.nnz)
     )
+
+
+def soft_class_counts(X, *, binarize=False, threshold=0.0):
+    """A function ``accumulate(class_weight, class_count, feature_count)`` adding, in place, the per-class sums
+    of f(x) over the rows of X, row i counting for class c with weight ``class_weight[i, c]``:
+
+        class_count[c] += sum_i class_weight[i, c]
+        feature_count[c, j] += sum_i class_weight[i, c] * f(X[i, j])
+
+    ``f(x) = x``, or ``[x > threshold]`` when ``binarize``.  ``X`` is validated CSR.  The feature sums are
+    the product X.T @ class_weight: the scoring kernel's sparse-times-table product, run on the rows of X.T
+    (one per feature) against the table ``class_weight`` (one row per sample).  So each feature's n_classes
+    sums are kept in registers and written once, in O(nnz x n_classes), bit-identical for any number of
+    threads, with no (n_samples, n_features) array and no per-thread copy of the table.  X is transposed
+    here, once (a copy of its nonzeros), for repeated calls (EM).
+    """
+    by_feature = X.T.tocsr()  # row j: the samples where feature j is stored, in increasing order
+
+    def accumulate(class_weight, class_count, feature_count):
+        n_classes = class_weight.shape[1]
+        class_count += class_weight.sum(axis=0)
+        sums = np.empty((by_feature.shape[0], n_classes))
+        score_csr(by_feature.data, by_feature.indices, by_feature.indptr, class_weight, np.zeros(n_classes),
+                  binarize, threshold, Output.JOINT_LOG_LIKELIHOOD, sums, np.empty(0, dtype=np.int64),
+                  effective_n_threads(by_feature.nnz * n_classes))
+        feature_count += sums.T
+
+    return accumulate
+
+
+def sum_counts(counts):
+    """The entrywise sum of per-(class, feature) counts, in the order given: compact when all of them are."""
+    if all(isinstance(c, SparseCounts) for c in counts):
+        return SparseCounts.sum(counts)
+    return np.sum([c.toarray() if isinstance(c, SparseCounts) else np.asarray(c, dtype=np.float64) for c in counts],
+                  axis=0)
+
+
+def negated_counts(counts):
+    """-counts, compact or dense."""
+    return counts._replace(values=-counts.values) if isinstance(counts, SparseCounts) else -np.asarray(counts)
+
+
+def alpha_weighted_sum(alpha, log_table):
+    """sum over j and c of alpha_j * log_table[j, c] (log_table (n_features, n_classes)), a feature of alpha 0
+    adding 0 whatever its entries (-inf when unsmoothed): the log of a Dirichlet, Beta or Gamma prior density
+    with exponents alpha, up to a constant."""
+    alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (log_table.shape[0],))
+    return float(np.dot(alpha, np.where(alpha[:, None] > 0, log_table, 0.0).sum(axis=1)))
 
 
 class _BaseDiscreteNB(_BaseNB):
@@ -69,6 +121,7 @@ class _BaseDiscreteNB(_BaseNB):
 
     # ---------------------------------------------------------- parameters
     def _validate_params(self, n_features, n_classes):
+        super()._validate_params(n_features, n_classes)
         self._check_alpha(n_features)
         check_class_prior(self.class_prior, n_classes)
 
@@ -155,6 +208,18 @@ class _CountNB(_BaseDiscreteNB):
             counts = stats["_feature_counts"] = counts.settled().toarray()
         accumulate_class_counts(X, y_index, sample_weight, class_count, counts, binarize=binarize, threshold=threshold)
 
+    def _soft_label_accumulator(self, X):
+        binarize, threshold = self._kernel_threshold()
+        accumulate = soft_class_counts(X, binarize=binarize, threshold=threshold)
+
+        def accumulate_counts(stats, class_weight):
+            counts = stats["_feature_counts"]
+            if isinstance(counts, SparseCounts):  # soft labels give every class a share of every feature: dense
+                counts = stats["_feature_counts"] = counts.settled().toarray()
+            accumulate(class_weight, stats["class_count_"], counts)
+
+        return accumulate_counts
+
     def _current_stats(self):
         self.class_count_ = np.require(self.class_count_, dtype=np.float64, requirements=["C", "W"])
         if not isinstance(self._feature_counts, SparseCounts):
@@ -163,14 +228,17 @@ class _CountNB(_BaseDiscreteNB):
 
     @classmethod
     def _merge_stats(cls, models):
-        counts = [model._counts() for model in models]
-        if all(isinstance(c, SparseCounts) for c in counts):
-            merged = SparseCounts.sum(counts)
-        else:
-            merged = np.sum([c.toarray() if isinstance(c, SparseCounts) else np.asarray(c, dtype=np.float64)
-                             for c in counts], axis=0)
+        counts = sum_counts([model._counts() for model in models])
         class_count = np.sum([np.asarray(model.class_count_, dtype=np.float64) for model in models], axis=0)
-        return {"class_count_": class_count, "_feature_counts": merged}
+        return {"class_count_": class_count, "_feature_counts": counts}
+
+    @classmethod
+    def _complement_stats(cls, whole, part):
+        # Counts add up over rows, so they subtract: the statistics of the other rows (whole + (-part) is
+        # whole - part exactly, entry by entry, in either representation).
+        counts = sum_counts([whole._counts(), negated_counts(part._counts())])
+        return {"class_count_": np.asarray(whole.class_count_, dtype=np.float64) - part.class_count_,
+                "_feature_counts": counts}
 
     def _update_feature_log_prob(self, alpha):
         # The tables are derived on first use, from the parameters of this moment.
@@ -328,22 +396,39 @@ class _CountNB(_BaseDiscreteNB):
 
     @feature_log_prob_.setter
     def feature_log_prob_(self, value):
-        self._log_prob_override = np.ascontiguousarray(np.asarray(value, dtype=np.float64).T)
+        table = np.ascontiguousarray(np.asarray(value, dtype=np.float64).T)
+        check_no_nan(table, "feature_log_prob_")
+        self._log_prob_override = table
         self._forget_derived()
 
+    @classmethod
+    def _fitted_shapes(cls, fitted, n_classes, n_features):
+        # a compact model's _sparse_feature_count is checked by its setter (SparseCounts.from_arrays)
+        shapes = {"class_count_": (n_classes,), "feature_count_": (n_classes, n_features),
+                  "class_log_prior_": (n_classes,), "feature_log_prob_": (n_classes, n_features),
+                  "feature_all_": (n_features,)}
+        return {name: shape for name, shape in shapes.items() if name in fitted}
+
     def _validate_fitted(self):
+        """Counts of the right shape, finite and non-negative (before any table is derived from them); tables of
+        the right shape, no NaN in what scoring reads and no +inf in the bias (O(C x D), or O(nnz) compact)."""
         super()._validate_fitted()
         n_classes, n_features = len(self.classes_), self.n_features_in_
-        counts = self._feature_counts
-        shape = (counts.n_classes, counts.n_features) if isinstance(counts, SparseCounts) else np.shape(counts)
+        shape = counts_shape(self._feature_counts)
         if shape != (n_classes, n_features):
             raise ValueError(f"feature_count_ has shape {shape}, expected {(n_classes, n_features)}.")
+        check_counts(self.class_count_, "class_count_")
+        counts = self._counts()
+        check_counts(counts.values if isinstance(counts, SparseCounts) else counts, "feature_count_")
         table, bias = self._linear_terms()[:2]
         if np.shape(table) != (n_features, n_classes) or np.shape(bias) != (n_classes,):
             raise ValueError(
                 f"the scoring table has shape {np.shape(table)} and the bias {np.shape(bias)}, "
                 f"expected ({n_features}, {n_classes}) and ({n_classes},)."
             )
+        for values in table.arrays() if isinstance(table, CompactTable) else (table,):
+            check_no_nan(values, "feature_log_prob_ (the scoring table derived from it)")
+        check_log_prior(bias, "class_log_prior_ (the scoring bias derived from it)")
 
 
 class MultinomialNB(_CountNB):
@@ -405,6 +490,10 @@ class MultinomialNB(_CountNB):
         alpha = params["alpha"]
         smoothed_total = counts.class_totals() + np.sum(np.broadcast_to(alpha, counts.n_features))
         return smoothed_table(counts, alpha, np.log(smoothed_total)), 0.0
+
+    def _log_parameter_prior(self):
+        # theta_c ~ Dirichlet(alpha + 1), whose mode is the smoothed estimate: sum_ci alpha_i log theta_ci
+        return alpha_weighted_sum(self._check_alpha(self.n_features_in_), self._log_prob_table)
 
 
 class BernoulliNB(_CountNB):
@@ -468,9 +557,12 @@ class BernoulliNB(_CountNB):
         """(binarize in the kernel?, threshold)."""
         if self.binarize is None:
             return False, 0.0
-        if not isinstance(self.binarize, numbers.Real):
-            raise ValueError(f"binarize must be a float or None; got {self.binarize!r}.")
+        if not isinstance(self.binarize, numbers.Real) or math.isnan(self.binarize):
+            raise ValueError(f"binarize must be a float (not NaN) or None; got {self.binarize!r}.")
         return True, float(self.binarize)
+
+    def _validate_scoring_params(self):
+        self._threshold()
 
     def _check_X(self, X, reset):
         binarize, threshold = self._threshold()
@@ -506,16 +598,47 @@ class BernoulliNB(_CountNB):
         log_denominator = np.log(self.class_count_ + 2 * alpha)
         # every class's unseen features share one theta, and so one presence weight
         log_theta0 = np.log(alpha) - log_denominator
-        log_absent0 = np.log1p(-np.exp(log_theta0))
-        presence0 = log_theta0 - log_absent0
         log_theta = np.log(counts.values + alpha) - log_denominator[counts.classes]
-        log_absent = np.log1p(-np.exp(log_theta))
+        with np.errstate(invalid="ignore"):  # theta > 1 (binarize=None on counts): NaN, as in scikit-learn
+            log_absent0 = np.log1p(-np.exp(log_theta0))
+            log_absent = np.log1p(-np.exp(log_theta))
+        presence0 = log_theta0 - log_absent0
         deviation = (log_theta - log_absent) - presence0[counts.classes]
         log_absent_sum = (counts.n_features - counts.class_entries()) * log_absent0 + counts.sum_by_class(log_absent)
         return CompactTable(counts.indptr, counts.classes, deviation, presence0), log_absent_sum
 
     def _linear_in_binarized_x(self):
         return self.binarize is not None
+
+    def _log_parameter_prior(self):
+        # theta_ci ~ Beta(alpha + 1, alpha + 1): sum_ci alpha (log theta_ci + log(1 - theta_ci))
+        alpha = self._check_alpha(self.n_features_in_)
+        with np.errstate(divide="ignore"):
+            log_absent = np.log1p(-np.exp(self._log_prob_table))
+        return alpha_weighted_sum(alpha, self._log_prob_table) + alpha_weighted_sum(alpha, log_absent)
+
+    def _score_outside_the_linear_form(self, X, mode):
+        """Exact scores when some theta_ci = 1 (alpha = 0): a feature seen in every sample of class c.
+
+        log(1 - theta_ci) = -inf makes the linear form add +inf (presence) to -inf
+        (absence sum): NaN.  A row lacking such a feature scores -inf for class c;
+        a row having it adds log theta_ci = 0.
+        """
+        if not np.isneginf(self._scoring_terms()[1]).any():  # the bias: sum_i log(1 - theta_ci)
+            return None
+        binarize, threshold = self._kernel_threshold()
+        if binarize:
+            X = X.copy()
+            X.data = (X.data > threshold).astype(np.float64)
+            X.eliminate_zeros()  # 0 * log theta = 0 even where log theta = -inf
+        table = self._log_prob_table
+        with np.errstate(divide="ignore"):
+            log_absent = np.log1p(-np.exp(table))
+        certain = np.isneginf(log_absent)
+        log_absent[certain] = 0.0
+        jll = X @ (table - log_absent) + (self.class_log_prior_ + log_absent.sum(axis=0))
+        jll[X @ certain.astype(np.float64) < certain.sum(axis=0)] = -np.inf
+        return scores_from_joint_log_likelihood(jll, mode)
 
 
 class ComplementNB(_CountNB):
@@ -728,6 +851,11 @@ class PoissonNB(_CountNB):
         # sum_i lambda_ci = (sum_i T_ci + sum_i alpha_i) / (N_c + beta)
         rate_sum = (counts.class_totals() + np.sum(np.broadcast_to(alpha, counts.n_features))) / exposure
         return smoothed_table(counts, alpha, np.log(exposure)), -rate_sum
+
+    def _log_parameter_prior(self):
+        # lambda_ci ~ Gamma(alpha_i + 1, beta): sum_ci alpha_i log lambda_ci - beta lambda_ci
+        return (alpha_weighted_sum(self._check_alpha(self.n_features_in_), self._log_prob_table)
+                + float(self.beta) * float(self._scoring_terms()[1].sum()))  # the bias: -sum_i lambda_ci
 
     def predict_joint_log_proba(self, X):
         """Joint log probability log P(x, y) = log P(y) + log P(x|y) of each sample and class.

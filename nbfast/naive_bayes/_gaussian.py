@@ -18,8 +18,8 @@ import scipy.sparse as sp
 from nbfast._kernels import gaussian as _kernels
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
-from nbfast._validation import check_class_prior, check_is_fitted, check_X
-from nbfast.naive_bayes._base import _BaseNB, encode_labels, unique_classes
+from nbfast._validation import check_class_prior, check_counts, check_is_fitted, check_X
+from nbfast.naive_bayes._base import _BaseNB, encode_labels, pair_terms, terms_matrix, unique_classes
 from nbfast.naive_bayes._discrete import group_rows_by_class
 
 VARIANCES = ("class_feature", "feature", "class", "global")
@@ -194,6 +194,7 @@ class GaussianNB(_BaseNB):
 
     # ---------------------------------------------------------- parameters
     def _validate_params(self, n_features, n_classes):
+        super()._validate_params(n_features, n_classes)
         if (
             not isinstance(self.var_smoothing, numbers.Real)
             or isinstance(self.var_smoothing, bool)
@@ -244,16 +245,20 @@ class GaussianNB(_BaseNB):
         else:
             # scikit-learn subtracts the new epsilon_ from var_ (which holds the previous one)
             # before merging, so the previous epsilon_ stays in the past variances.
-            stats["_raw_var"] += self.epsilon_ - epsilon
+            stats["_raw_var"] = stats["_raw_var"] + (self.epsilon_ - epsilon)
             self.epsilon_ = epsilon
         self._merge_into(stats, ("class_count_", "theta_", "_raw_var"), batch)
         self._merge_into(stats, ("_seen_count", "_seen_mean", "_seen_var"), seen)
 
     @staticmethod
     def _merge_into(stats, names, moments):
-        """Fold (count, mean, variance) into the named statistics, in place."""
+        """Fold (count, mean, variance) into the named statistics.
+
+        The arrays are replaced, never written into: a prediction running in
+        another thread may be reading the model's ``theta_``.
+        """
         for name, value in zip(names, merge_moments(*(stats[name] for name in names), *moments)):
-            stats[name][...] = value
+            stats[name] = value
 
     def _update_params(self):
         variance = pooled_variance(self._raw_var, self.class_count_, self.variance, self.ddof)
@@ -276,12 +281,19 @@ class GaussianNB(_BaseNB):
         # variance="class_feature", ddof=0; for pooled variances the per-class statistics are
         # replaced by ones that give the same pooled variances.  _seen_* assume unit weights.
         var = np.array(value, dtype=np.float64)
+        if np.isnan(var).any() or (var < 0).any():
+            raise ValueError("var_ must hold variances (non-negative, no NaN).")
         count = np.asarray(self.class_count_, dtype=np.float64)
         dof = np.maximum(count - self.ddof, 0)
         scale = np.divide(dof, count, out=np.ones_like(count), where=count > 0)
         self._var = var
         self._raw_var = scale[:, None] * (var - self.epsilon_)
         self._seen_count, self._seen_mean, self._seen_var = pool_groups(count, self.theta_, self._raw_var)
+
+    @classmethod
+    def _fitted_shapes(cls, fitted, n_classes, n_features):
+        return {"class_count_": (n_classes,), "class_prior_": (n_classes,), "theta_": (n_classes, n_features),
+                "var_": (n_classes, n_features), "epsilon_": ()}
 
     def _validate_fitted(self):
         """Shapes the scoring kernel trusts, for models rebuilt from attributes (persistence, interop)."""
@@ -291,15 +303,38 @@ class GaussianNB(_BaseNB):
             raise ValueError(f"theta_ and var_ must have shape {shape}; got {np.shape(self.theta_)} and {np.shape(self.var_)}.")
         if np.shape(self.class_prior_) != shape[:1] or np.ndim(self.epsilon_) != 0:
             raise ValueError(f"class_prior_ must have shape {shape[:1]} and epsilon_ be a number.")
+        check_counts(self.class_count_, "class_count_")
+        check_counts(self.class_prior_, "class_prior_")
+        check_counts(self.epsilon_, "epsilon_")
+        if not np.isfinite(self.theta_).all():
+            raise ValueError("theta_ must hold finite means.")
+
+    @staticmethod
+    def _check_scoring_arrays(mean, var, class_prior, n_features, n_classes):
+        """The arrays the kernel reads: (n_features, n_classes) means and variances, (n_classes,) priors (O(1))."""
+        if np.shape(class_prior) != (n_classes,) or mean.shape != (n_features, n_classes) or var.shape != mean.shape:
+            raise ValueError(
+                f"theta_ {mean.T.shape}, var_ {var.T.shape} and class_prior_ {np.shape(class_prior)} do not agree "
+                f"with each other, with X's {n_features} features and the {n_classes} classes_: a fitted attribute was "
+                "assigned with the wrong shape (or the model was refitted while predicting)."
+            )
 
     # -------------------------------------------------------------- scoring
-    def _score(self, X, mode):
-        mean = np.ascontiguousarray(self.theta_.T, dtype=np.float64)
-        var = np.ascontiguousarray(self.var_.T, dtype=np.float64)
+    def _scoring_terms(self, n_features):
+        """(mean, 1 / (2 var), bias), the first two (n_features, n_classes): the scoring kernel's tables, checked
+        against X's ``n_features`` and the classes."""
+        mean = np.ascontiguousarray(np.asarray(self.theta_, dtype=np.float64).T)
+        var = np.ascontiguousarray(np.asarray(self.var_, dtype=np.float64).T)
+        class_prior = self.class_prior_
+        self._check_scoring_arrays(mean, var, class_prior, n_features, len(self.classes_))
         with np.errstate(divide="ignore"):
             half_inv_var = 0.5 / var
             # jll[c] = log prior_c - 0.5 sum_j log(2 pi var_cj) - sum_j (x_j - mean_cj)^2 / (2 var_cj)
-            bias = np.log(self.class_prior_) - 0.5 * np.log(2.0 * np.pi * var).sum(axis=0)
+            bias = np.log(class_prior) - 0.5 * np.log(2.0 * np.pi * var).sum(axis=0)
+        return mean, half_inv_var, bias
+
+    def _score(self, X, mode):
+        mean, half_inv_var, bias = self._scoring_terms(X.shape[1])
         n_samples, n_classes = X.shape[0], mean.shape[1]
         if mode == Output.ARGMAX:
             labels, out = np.empty(n_samples, dtype=np.int64), np.empty((0, 0))
@@ -316,6 +351,32 @@ class GaussianNB(_BaseNB):
         work = (X.nnz if sp.issparse(X) else X.size) * n_classes + n_samples * n_classes
         _kernels.score(*arrays, mean, half_inv_var, bias, mode, out, labels, effective_n_threads(work))
         return labels if mode == Output.ARGMAX else out
+
+    # ------------------------------------------------------- explanation
+    def _pair_terms(self, X, first, second):
+        X = X if sp.issparse(X) else sp.csr_array(X)  # dense input: its nonzero entries, nothing densified
+        mean, half_inv_var, bias = self._scoring_terms(X.shape[1])
+        with np.errstate(invalid="ignore"):
+            # the all-zero row scores bias - sum_j mean^2 / (2 var); a stored x adds x mean / var - x^2 / (2 var)
+            zero_row = bias - (mean * mean * half_inv_var).sum(axis=0)
+            terms, constant = pair_terms(X, 2.0 * mean * half_inv_var, zero_row, first, second, square=-half_inv_var)
+        return terms_matrix(X, terms), constant
+
+    def _feature_scores(self):
+        """Per feature, the Kullback-Leibler divergence of class c's normal from each other class's, averaged.
+
+        KL(N(m_c, v_c) || N(m_o, v_o)) = (log(v_o / v_c) + (v_c + (m_c - m_o)^2) / v_o - 1) / 2 is the
+        expected log-likelihood ratio of c against o on class c's values of the feature.
+        """
+        mean, var = np.asarray(self.theta_, dtype=np.float64), np.asarray(self.var_, dtype=np.float64)
+        n_classes = mean.shape[0]
+        scores = np.empty_like(mean)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for c in range(n_classes):
+                others = np.arange(n_classes) != c
+                kl = 0.5 * (np.log(var[others] / var[c]) + (var[c] + (mean[c] - mean[others]) ** 2) / var[others] - 1)
+                scores[c] = kl.mean(axis=0)
+        return scores, np.arange(mean.shape[1]), None
 
     # ---------------------------------------------------------- extensions
     def _linear_export(self):

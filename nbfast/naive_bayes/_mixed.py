@@ -14,19 +14,26 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from nbfast._compat import clone, optional
-from nbfast._kernels.scoring import Output
+from nbfast._compat import _BaseComposition, clone, optional
 from nbfast._validation import (
     _check_feature_names,
     _dense_to_float,
     _feature_names,
     check_class_prior,
+    check_counts,
     check_is_fitted,
+    check_log_prior,
     check_sample_weight,
     check_X,
     check_y,
 )
-from nbfast.naive_bayes._base import _BaseNB, class_log_prior, encode_labels, log_normalize, unique_classes
+from nbfast.naive_bayes._base import (
+    _BaseNB,
+    class_log_prior,
+    encode_labels,
+    scores_from_joint_log_likelihood,
+    unique_classes,
+)
 from nbfast.naive_bayes._discrete import MultinomialNB
 from nbfast.naive_bayes._sklearn import is_scikit_learn_naive_bayes
 
@@ -121,7 +128,7 @@ def _select(X, index):
     return X[:, columns]
 
 
-class MixedNB(_BaseNB):
+class MixedNB(_BaseComposition, _BaseNB):
     """Naive Bayes over heterogeneous columns, one part per column group.
 
     In the style of scikit-learn's ColumnTransformer: each part is
@@ -229,12 +236,17 @@ class MixedNB(_BaseNB):
             raise ValueError(f"Part names must be unique; got {names}.")
         return parts
 
-    def _named_params(self):
-        """(name, estimator) of the parts, or [] while ``estimators`` is not a list of parts."""
+    @property
+    def _estimators(self):
+        """(name, estimator) of the parts, for the nested parameters; ``estimators`` itself when it is not parts."""
         try:
-            return [(name, estimator) for name, estimator, _ in (self.estimators or ())]
+            return [(name, estimator) for name, estimator, _ in self.estimators]
         except (TypeError, ValueError):
-            return []
+            return self.estimators
+
+    @_estimators.setter
+    def _estimators(self, value):
+        self.estimators = [(name, estimator, columns) for (name, estimator), (_, _, columns) in zip(value, self.estimators)]
 
     def _child_estimators(self):
         """The fitted parts as (name, estimator), in the order of ``estimators_``.
@@ -253,26 +265,11 @@ class MixedNB(_BaseNB):
 
     def get_params(self, deep=True):
         """Parameters of MixedNB and, with ``deep``, of its parts as ``name__param``."""
-        params = super().get_params(deep=False)
-        if deep:
-            for name, estimator in self._named_params():
-                params[name] = estimator
-                params.update({f"{name}__{k}": v for k, v in estimator.get_params(deep=True).items()})
-        return params
+        return self._get_params("_estimators", deep=deep)
 
     def set_params(self, **params):
         """Set parameters; a part is replaced by ``name=estimator`` and tuned by ``name__param=value``."""
-        if "estimators" in params:
-            self.estimators = params.pop("estimators")
-        replaced = {key: params.pop(key) for key in list(params) if key in dict(self._named_params())}
-        if replaced:
-            self.estimators = [(n, replaced.get(n, e), c) for n, e, c in self.estimators]
-        named = dict(self._named_params())
-        for key in list(params):
-            name, nested, param = key.partition("__")
-            if nested and name in named:
-                named[name].set_params(**{param: params.pop(key)})
-        return super().set_params(**params)
+        return self._set_params("_estimators", **params)
 
     # ----------------------------------------------------------- fitting
     def _check_X(self, X, reset):
@@ -387,6 +384,29 @@ class MixedNB(_BaseNB):
         prior = check_class_prior(self.class_prior, len(self.classes_))
         self.class_log_prior_ = class_log_prior(self.class_count_, prior, self.fit_prior)
 
+    @classmethod
+    def _fitted_shapes(cls, fitted, n_classes, n_features):
+        return {"class_count_": (n_classes,), "class_log_prior_": (n_classes,)}
+
+    def _validate_fitted(self):
+        """The parts (rebuilt and checked on their own) against the whole: columns, features and classes."""
+        super()._validate_fitted()
+        columns, estimators = self.columns_, self.estimators_
+        if not isinstance(columns, list) or not isinstance(estimators, list) or len(columns) != len(estimators) \
+                or len(estimators) != len(self._parts()):
+            raise ValueError("columns_ and estimators_ must be lists with one entry per part.")
+        for index, estimator in zip(columns, estimators):
+            if not isinstance(index, np.ndarray) or index.ndim != 1 or index.dtype.kind not in "iu" or index.size == 0 \
+                    or index.min() < 0 or index.max() >= self.n_features_in_:
+                raise ValueError(
+                    f"columns_ must hold non-empty arrays of column indices in [0, {self.n_features_in_})."
+                )
+            check_is_fitted(estimator)
+            if estimator.n_features_in_ != index.size or not np.array_equal(estimator.classes_, self.classes_):
+                raise ValueError("a part of MixedNB does not match its columns or the model's classes_.")
+        check_counts(self.class_count_, "class_count_")
+        check_log_prior(self.class_log_prior_, "class_log_prior_")
+
     def _set_log_prior(self, log_prior):
         """The shared prior, and every part's."""
         super()._set_log_prior(log_prior)
@@ -396,6 +416,9 @@ class MixedNB(_BaseNB):
     # -------------------------------------------------------- predicting
     def _joint_log_likelihood(self, X):
         log_prior = self.class_log_prior_
+        if np.shape(log_prior) != np.shape(self.classes_):
+            raise ValueError(f"the class prior has shape {np.shape(log_prior)}, classes_ {np.shape(self.classes_)}: "
+                             "a fitted attribute was assigned with the wrong shape.")
         jll = np.tile(log_prior, (X.shape[0], 1))
         with np.errstate(invalid="ignore"):  # -inf - -inf where the prior is 0: reset below
             for estimator, index in zip(self.estimators_, self.columns_):
@@ -405,22 +428,52 @@ class MixedNB(_BaseNB):
         return jll
 
     def _score(self, X, mode):
-        jll = self._joint_log_likelihood(X)
-        if mode == Output.JOINT_LOG_LIKELIHOOD:
-            return jll
-        if mode == Output.ARGMAX:
-            return jll.argmax(axis=1)
-        return log_normalize(jll, log=mode == Output.LOG_PROBA)
+        return scores_from_joint_log_likelihood(self._joint_log_likelihood(X), mode)
+
+    def _nbfast_parts(self, refusal):
+        """(name, estimator, columns) of the fitted parts, all nbfast estimators (TypeError naming ``refusal``)."""
+        for (name, estimator), index in zip(self._child_estimators(), self.columns_):
+            if not isinstance(estimator, _BaseNB):
+                raise TypeError(f"Part {name!r} ({type(estimator).__name__}) is not an nbfast estimator: {refusal}.")
+            yield name, estimator, index
+
+    def _pair_terms(self, X, first, second):
+        """Each part's terms on its columns; the constant is the shared prior plus each part's baseline."""
+        with np.errstate(invalid="ignore"):
+            constant = self.class_log_prior_[first] - self.class_log_prior_[second]
+        rows, columns, values = [], [], []
+        for _, estimator, index in self._nbfast_parts("no per-feature terms"):
+            X_part = estimator._check_X(_select(X, index), reset=False)
+            terms, part_constant = estimator._pair_terms(X_part, first, second)
+            part_prior = estimator._added_log_prior()
+            with np.errstate(invalid="ignore"):
+                constant += part_constant - (part_prior[first] - part_prior[second])
+            terms = sp.coo_array(terms)
+            rows.append(terms.row)
+            columns.append(index[terms.col])
+            values.append(terms.data)
+        # a column in several parts gets the sum of their terms
+        terms = sp.coo_array((np.concatenate(values), (np.concatenate(rows), np.concatenate(columns))),
+                             shape=(X.shape[0], self.n_features_in_))
+        return terms.tocsr(), constant
+
+    def _feature_scores(self):
+        """The parts' scores side by side, on X's columns (category -1: a part's term is the feature itself)."""
+        scores, features, categories = [], [], []
+        for _, estimator, index in self._nbfast_parts("no feature scores"):
+            part_scores, feature, category = estimator._feature_scores()
+            scores.append(part_scores)
+            features.append(index[feature])
+            categories.append(np.full(len(feature), -1) if category is None else category)
+        categories = np.concatenate(categories)
+        return np.hstack(scores), np.concatenate(features), None if np.all(categories < 0) else categories
 
     def _linear_export(self):
         """(coef, intercept) summing the parts' exports; each part keeps its own exact relation."""
         check_is_fitted(self)
         coef = np.zeros((len(self.classes_), self.n_features_in_))
         intercept = self.class_log_prior_.copy()
-        for (name, estimator), index in zip(self._child_estimators(), self.columns_):
-            if not isinstance(estimator, _BaseNB):
-                raise TypeError(f"Part {name!r} ({type(estimator).__name__}) is not an nbfast estimator: no linear "
-                                "export.")
+        for name, estimator, index in self._nbfast_parts("no linear export"):
             if estimator._linear_in_binarized_x():
                 raise ValueError(
                     f"Part {name!r} ({type(estimator).__name__}) is linear in its binarized columns only, "

@@ -15,7 +15,6 @@ a newer format is refused with a message asking to upgrade nbfast.
 import hashlib
 import json
 import os
-import threading
 
 from nbfast._compat import NotFittedError
 from nbfast._version import __version__
@@ -26,6 +25,7 @@ from nbfast.persist._container import (
     _PREAMBLE,
     FORMAT_VERSION,
     MAGIC,
+    MAX_HEADER_NBYTES,
     ModelFormatError,
     _align,
     _array_views,
@@ -33,13 +33,15 @@ from nbfast.persist._container import (
     _read_data,
     _read_header,
 )
+from nbfast.persist._files import replacing
 from nbfast.persist._info import read_info
+from nbfast.persist._training_input import check_training_input_entry, training_input_entry
 from nbfast.persist._vectorizer import _rebuild_vectorizer, _vectorizer_spec
 
-__all__ = ["FORMAT_VERSION", "ModelFormatError", "load", "load_vectorizer", "read_info", "save"]
+__all__ = ["FORMAT_VERSION", "ModelFormatError", "load", "load_training_input", "load_vectorizer", "read_info", "save"]
 
 
-def save(model, path, *, vectorizer=None):
+def save(model, path, *, vectorizer=None, training_input=None):
     """Save a fitted nbfast estimator to a model file.
 
     The file holds only arrays and JSON (see :mod:`nbfast.persist`), is written
@@ -58,6 +60,11 @@ def save(model, path, *, vectorizer=None):
         its parameters (which must be JSON values: no callables) so that
         :func:`load_vectorizer` gives it back; its ``n_features`` must be the
         model's.
+    training_input : dict, default=None
+        How the training input was read: ``{"kind": "vectors" or "text",
+        "zero_based": True, False or None}`` (the index base of svmlight files,
+        None when none was read); :func:`load_training_input` gives it back and
+        ``nbfast predict`` reads new input the same way.
 
     Raises
     ------
@@ -72,6 +79,7 @@ def save(model, path, *, vectorizer=None):
     encoder = _Encoder()
     spec = encoder.model(model, type(model).__name__)
     vectorizer_entry = None if vectorizer is None else _vectorizer_spec(vectorizer, model.n_features_in_)
+    input_entry = None if training_input is None else training_input_entry(training_input)
     entries, position = [], 0
     for array, order in encoder.arrays:
         offset = _align(position)
@@ -93,21 +101,18 @@ def save(model, path, *, vectorizer=None):
     }
     if vectorizer_entry is not None:
         header["vectorizer"] = vectorizer_entry
+    if input_entry is not None:
+        header["training_input"] = input_entry
     raw = json.dumps(header, separators=(",", ":")).encode("utf-8")
-    path = os.fspath(path)
-    temporary = f"{path}.{os.getpid()}-{threading.get_ident()}.tmp"
-    try:
-        with open(temporary, "wb") as f:
-            f.write(_PREAMBLE.pack(MAGIC, len(raw), hashlib.sha256(raw).digest()))
-            f.write(raw)
-            f.write(bytes(_align(_PREAMBLE.size + len(raw)) - _PREAMBLE.size - len(raw)))
-            for chunk in _data_chunks(encoder.arrays, entries):
-                f.write(chunk)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    if len(raw) > MAX_HEADER_NBYTES:
+        raise ValueError(f"cannot save this model: its description takes {len(raw):,} bytes, more than the "
+                         f"{MAX_HEADER_NBYTES:,} a model file's header may hold.")
+    with replacing(os.fspath(path)) as f:
+        f.write(_PREAMBLE.pack(MAGIC, len(raw), hashlib.sha256(raw).digest()))
+        f.write(raw)
+        f.write(bytes(_align(_PREAMBLE.size + len(raw)) - _PREAMBLE.size - len(raw)))
+        for chunk in _data_chunks(encoder.arrays, entries):
+            f.write(chunk)
 
 
 def load(path, *, mmap=False):
@@ -155,20 +160,33 @@ def load(path, *, mmap=False):
             raise ModelFormatError(f"invalid or inconsistent model: {exc}") from exc
         if header["model"].get("fitted") is None:
             raise ModelFormatError("the file holds an unfitted model.")
+        _check_summary(header["summary"], model)
         return model
     except ModelFormatError as exc:
         raise ModelFormatError(f"{path}: {exc}") from exc.__cause__
 
 
-def load_vectorizer(path):
+def _check_summary(summary, model):
+    """The header's summary (what ``nbfast info`` shows) must describe the model the file holds."""
+    if summary.get("classes") != model.classes_.tolist() or summary.get("n_features_in") != model.n_features_in_:
+        raise ModelFormatError("the header's summary (classes, n_features_in) does not describe the model it holds.")
+
+
+def load_vectorizer(path, *, trust=False):
     """The text vectorizer stored with a model by ``save(..., vectorizer=...)``, or None.
 
-    Only the (checksummed) header is read.
+    Only the (checksummed) header is read.  The stored settings are checked as
+    data from a stranger: documents as content only (never file names to open),
+    n-grams of at most 10, no callables, and a token pattern among nbfast's safe
+    ones unless ``trust`` is True.
 
     Parameters
     ----------
     path : str or os.PathLike
         A model file.
+    trust : bool, default=False
+        Accept any stored token pattern (a regular expression can take
+        exponential time on crafted text): only for files from a trusted author.
 
     Returns
     -------
@@ -181,14 +199,42 @@ def load_vectorizer(path):
     ModelFormatError
         If the header is missing, corrupted or invalid, or describes an invalid vectorizer.
     """
+    return _header_entry(path, "vectorizer",
+                         lambda entry, header: _rebuild_vectorizer(entry, header["summary"].get("n_features_in"), trust))
+
+
+def _header_entry(path, key, decode):
+    """``decode(entry, header)`` of an optional header entry, None without it; only the header is read."""
     path = os.fspath(path)
     try:
         with open(path, "rb") as f:
             header, _ = _read_header(f)
-        if "vectorizer" not in header:
-            return None
-        return _rebuild_vectorizer(header["vectorizer"], header["summary"].get("n_features_in"))
+        return decode(header[key], header) if key in header else None
     except ModelFormatError as exc:
         raise ModelFormatError(f"{path}: {exc}") from None
     except RecursionError:
-        raise ModelFormatError(f"{path}: invalid vectorizer entry: nested too deeply.") from None
+        raise ModelFormatError(f"{path}: invalid {key} entry: nested too deeply.") from None
+
+
+def load_training_input(path):
+    """How the model's training input was read, as stored by ``save(..., training_input=...)``, or None.
+
+    Only the (checksummed) header is read.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A model file.
+
+    Returns
+    -------
+    training_input : dict or None
+        ``{"kind": "vectors" or "text", "zero_based": True, False or None}``;
+        None for files saved without it (``nbfast train`` always stores it).
+
+    Raises
+    ------
+    ModelFormatError
+        If the header is missing, corrupted or invalid, or the entry is malformed.
+    """
+    return _header_entry(path, "training_input", lambda entry, header: check_training_input_entry(entry))

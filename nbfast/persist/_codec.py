@@ -21,6 +21,9 @@ from nbfast.naive_bayes import ESTIMATORS
 from nbfast.naive_bayes._base import _BaseNB, rebuild
 from nbfast.persist._container import ModelFormatError, _allowed_dtype, _is_count
 
+#: The entries of a model description (a model, or one nested in another).
+_MODEL_KEYS = {"class", "params", "fitted", "feature_names_in_"}
+
 
 def _is_fitted(model):
     names = model._saved_attributes()
@@ -125,6 +128,9 @@ class _Decoder:
     def model(self, spec):
         if not isinstance(spec, dict) or not isinstance(spec.get("params"), dict):
             raise ModelFormatError("invalid model description.")
+        unknown = set(spec) - _MODEL_KEYS
+        if unknown:
+            raise ModelFormatError(f"invalid model description: unknown entries {sorted(unknown)[:5]}.")
         allowed = ESTIMATORS
         cls = allowed.get(spec.get("class")) if isinstance(spec.get("class"), str) else None
         if cls is None:

@@ -33,6 +33,16 @@ _FORMAT_NAME = "nbfast-model"
 _PREAMBLE = struct.Struct("<8sQ32s")  # magic, header length, sha256 of the header
 _ALIGN = 64
 _READ_CHUNK = 1 << 20
+#: The largest header a reader parses: JSON takes several times its size in memory.  (About 180 bytes a feature
+#: for CategoricalNB, which lists one array per feature: some 350,000 features.)
+MAX_HEADER_NBYTES = 64 << 20
+#: A JSON object or list costs some 60 bytes of memory even empty; a real header has one per 30 bytes or more.
+_MIN_BYTES_PER_CONTAINER = 16
+#: Every entry a header may hold: an unknown one is refused, never ignored.
+_HEADER_KEYS = {"format", "format_version", "nbfast_version", "summary", "model", "arrays", "data_nbytes",
+                "data_sha256", "vectorizer", "training_input"}
+_SUMMARY_KEYS = {"classes", "n_features_in"}
+_ARRAY_KEYS = {"dtype", "shape", "order", "offset", "nbytes"}
 _FOREIGN_SIGNATURES = (
     (b"PK\x03\x04", "a zip archive (an .npz written by another program?)"),
     (b"\x93NUMPY", "a NumPy .npy file"),
@@ -89,9 +99,14 @@ def _read_header(f):
     _, header_nbytes, header_sha256 = _PREAMBLE.unpack(head)
     if header_nbytes > size - _PREAMBLE.size:
         raise ModelFormatError(f"truncated (or corrupted): the header needs {header_nbytes} bytes, the file has {size}.")
+    if header_nbytes > MAX_HEADER_NBYTES:
+        raise ModelFormatError(f"the header has {header_nbytes:,} bytes, more than the {MAX_HEADER_NBYTES:,} a model "
+                               "file may hold.")
     raw = f.read(header_nbytes)
     if hashlib.sha256(raw).digest() != header_sha256:
         raise ModelFormatError("corrupted: the header checksum does not match.")
+    if (raw.count(b"{") + raw.count(b"[")) * _MIN_BYTES_PER_CONTAINER > max(header_nbytes, 1 << 16):
+        raise ModelFormatError("invalid header: far more JSON objects and lists than a model description holds.")
     try:
         header = json.loads(raw.decode("utf-8"))
     except (ValueError, RecursionError) as exc:
@@ -126,6 +141,10 @@ def _check_header(header):
                       ("data_nbytes", int), ("data_sha256", str)):
         if not isinstance(header.get(key), kind):
             raise ModelFormatError(f"invalid header: {key!r} is missing or not a {kind.__name__}.")
+    for where, entries, allowed in (("header", header, _HEADER_KEYS), ("summary", header["summary"], _SUMMARY_KEYS)):
+        unknown = set(entries) - allowed
+        if unknown:
+            raise ModelFormatError(f"invalid header: unknown {where} entries {sorted(unknown)[:5]}.")
     if not _is_count(header["data_nbytes"]):
         raise ModelFormatError("invalid header: negative data size.")
     header["arrays"] = [_check_array_entry(entry, header["data_nbytes"]) for entry in header["arrays"]]
@@ -138,6 +157,9 @@ def _check_header(header):
 
 def _check_array_entry(entry, data_nbytes):
     """Validate one entry of the array table and parse its dtype."""
+    if not isinstance(entry, dict) or set(entry) != _ARRAY_KEYS:
+        raise ModelFormatError(f"invalid array entry {str(entry)[:200]}: it must have exactly the keys "
+                               f"{sorted(_ARRAY_KEYS)}.")
     try:
         dtype = np.dtype(entry["dtype"]) if isinstance(entry["dtype"], str) else None
         shape, order, offset = tuple(entry["shape"]), entry["order"], entry["offset"]
@@ -179,11 +201,22 @@ def _read_data(f, data_start, nbytes, mmap):
 
 
 def _array_views(data, entries):
-    """Each array of the table as a view of the data section."""
+    """Each array of the table as a view of the data section, or a native-byte-order copy of a swapped one.
+
+    save writes little-endian arrays; an array in the other byte order (its
+    dtype says so) is read too, in native order for the kernels.  A string
+    array's characters are code points in its own byte order.
+    """
     arrays = []
     for e in entries:
+        dtype = e["dtype"]
         raw = data[e["offset"]: e["offset"] + e["nbytes"]]
-        if e["dtype"].kind == "U" and raw.size and raw.view("<u4").max() > sys.maxunicode:
-            raise ModelFormatError("invalid string array: a character is beyond the Unicode range.")
-        arrays.append(raw.view(e["dtype"]).reshape(e["shape"], order=e["order"]))
+        if dtype.kind == "U" and raw.size:
+            code_points = raw.view(np.dtype("u4").newbyteorder(dtype.byteorder))
+            if code_points.max() > sys.maxunicode:
+                raise ModelFormatError("invalid string array: a character is beyond the Unicode range.")
+        array = raw.view(dtype).reshape(e["shape"], order=e["order"])
+        if not dtype.isnative:
+            array = array.astype(dtype.newbyteorder("="))
+        arrays.append(array)
     return arrays

@@ -3,6 +3,7 @@
 import os
 
 from nbfast.persist._container import ModelFormatError, _read_header
+from nbfast.persist._training_input import check_training_input_entry
 
 
 def _describe(value, entries):
@@ -28,10 +29,29 @@ def _describe(value, entries):
     return f"{spec['class']}(" + ", ".join(f"{k}={_describe(v, entries)}" for k, v in spec["params"].items()) + ")"
 
 
+#: The longest display of a single value: a header is data from a stranger, and may hold strings of megabytes.
+MAX_SHOWN = 200
+
+
+def shorten(text, limit=MAX_SHOWN):
+    """``text``, or its beginning and its length when it is longer than ``limit`` characters."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
+
+
 def _describe_vectorizer(spec):
     if spec is None:
         return None
     return f"{spec['class']}(" + ", ".join(f"{k}={_describe(v, [])}" for k, v in spec["params"].items()) + ")"
+
+
+def _describe_training_input(entry):
+    if entry is None:
+        return None
+    entry = check_training_input_entry(entry)
+    if entry["kind"] == "text":
+        return "raw text"
+    base = {True: "zero-based", False: "one-based", None: None}[entry["zero_based"]]
+    return "feature vectors" + (f" (svmlight indices {base})" if base else "")
 
 
 def read_info(path):
@@ -48,9 +68,13 @@ def read_info(path):
     -------
     info : dict
         ``format_version``, ``nbfast_version``, ``class``, ``params`` (name ->
-        display string), ``classes`` (list), ``n_features_in``,
-        ``has_feature_names``, ``n_arrays``, ``data_nbytes`` and ``vectorizer``
-        (display string, None when the model has none).
+        display string; a display longer than 200 characters is cut and says
+        its length), ``classes`` (list), ``n_features_in``,
+        ``has_feature_names``, ``n_arrays``, ``data_nbytes``, ``vectorizer``
+        (display string, None when the model has none), ``training_input``
+        (how the training input was read, None when not recorded) and
+        ``fitted_numbers`` (fitted attributes that are single numbers, such as
+        a CalibratedNB's ``temperature_``).
 
     Raises
     ------
@@ -62,17 +86,21 @@ def read_info(path):
         with open(path, "rb") as f:
             header, _ = _read_header(f)
         spec, summary, entries = header["model"], header["summary"], header["arrays"]
+        vectorizer = _describe_vectorizer(header.get("vectorizer"))
         return {
             "format_version": header["format_version"],
-            "nbfast_version": header["nbfast_version"],
-            "class": spec["class"],
-            "params": {k: _describe(v, entries) for k, v in spec["params"].items()},
+            "nbfast_version": shorten(header["nbfast_version"]),
+            "class": shorten(str(spec["class"])),
+            "params": {shorten(str(k)): shorten(_describe(v, entries)) for k, v in spec["params"].items()},
             "classes": list(summary["classes"]),
             "n_features_in": summary["n_features_in"],
             "has_feature_names": "feature_names_in_" in spec,
             "n_arrays": len(entries),
             "data_nbytes": header["data_nbytes"],
-            "vectorizer": _describe_vectorizer(header.get("vectorizer")),
+            "vectorizer": None if vectorizer is None else shorten(vectorizer, 4 * MAX_SHOWN),
+            "training_input": _describe_training_input(header.get("training_input")),
+            "fitted_numbers": {name: value for name, value in (spec.get("fitted") or {}).items()
+                               if name != "n_features_in_" and type(value) in (int, float)},
         }
     except ModelFormatError as exc:
         raise ModelFormatError(f"{path}: {exc}") from None

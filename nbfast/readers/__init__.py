@@ -26,13 +26,24 @@ _EXTENSIONS = {".npz": "npz", ".svm": "svmlight", ".libsvm": "svmlight", ".svmli
                ".txt": "lines", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 
 
+_UNSUPPORTED = {".csv": "CSV", ".parquet": "Parquet", ".xlsx": "Excel", ".json": "JSON (not JSON lines)",
+                ".npy": "a .npy array", ".pkl": "a pickle", ".pickle": "a pickle"}
+
+
 def input_format(path, file_format=None):
-    """The format of an input: ``file_format`` when given, else by extension (svmlight when unknown)."""
+    """The format of an input: ``file_format`` when given, else by extension (svmlight when unknown).
+
+    An extension of a format nbfast does not read (``.csv``, ``.parquet``, ...) raises ValueError.
+    """
     if file_format is not None:
         return file_format
     name = str(path)
     for compressed in (".gz", ".bz2"):
         name = name.removesuffix(compressed)
+    unsupported = next((what for ext, what in _UNSUPPORTED.items() if name.lower().endswith(ext)), None)
+    if unsupported is not None:
+        raise ValueError(f"{path}: {unsupported} is not a supported input format; nbfast reads svmlight/libsvm, "
+                         ".npz (CSR) and text (lines, tsv, jsonl): convert it, or pass --format to read it as one")
     return next((fmt for ext, fmt in _EXTENSIONS.items() if name.endswith(ext)), "svmlight")
 
 
@@ -44,7 +55,7 @@ def iter_blocks(paths, chunk_size, *, zero_based=False, file_format=None, vector
     :mod:`nbfast.readers.text`, which ``vectorizer`` and ``fields`` are for).
     """
     if chunk_size < 1:
-        raise ValueError(f"--chunk-size must be at least 1, got {chunk_size}")
+        raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
     for path in paths:
         fmt = input_format(path, file_format)
         if fmt == "npz":

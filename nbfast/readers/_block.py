@@ -4,6 +4,7 @@ import bz2
 import gzip
 import queue
 import threading
+import zlib
 from itertools import islice
 
 import numpy as np
@@ -23,11 +24,14 @@ class Block:
         The 1-based line (text files) or row (.npz) of each row in its file, for messages.
     n_bytes : int
         Input bytes the block consumed (for progress).
+    documents : list of str or None
+        The raw text of each row (text files only).
     """
 
-    def __init__(self, path, data, indices, indptr, y, row_numbers, n_bytes, *, unit="line", base=0):
+    def __init__(self, path, data, indices, indptr, y, row_numbers, n_bytes, *, unit="line", base=0, documents=None):
         self.path, self.data, self.indices, self.indptr = path, data, indices, indptr
         self.y, self.row_numbers, self.n_bytes, self.unit, self.base = y, row_numbers, n_bytes, unit, base
+        self.documents = documents
 
     @property
     def n_rows(self):
@@ -59,11 +63,20 @@ def open_input(path):
 
 
 def line_chunks(path, chunk_size):
-    """Yield (number of the first line, list of at most ``chunk_size`` lines as bytes) through a file."""
+    """Yield (number of the first line, list of at most ``chunk_size`` lines as bytes) through a file.
+
+    A truncated or corrupt ``.gz`` / ``.bz2`` file is a ValueError naming the file and the line reached.
+    """
     first_line = 1
     with open_input(path) as f:
         while True:
-            lines = list(islice(f, chunk_size))
+            try:
+                lines = list(islice(f, chunk_size))
+            except (EOFError, zlib.error, OSError) as exc:
+                if not str(path).endswith((".gz", ".bz2")):
+                    raise
+                raise ValueError(f"{path}: truncated or corrupt compressed file after line {first_line - 1} "
+                                 f"({exc})") from None
             if not lines:
                 return
             yield first_line, lines

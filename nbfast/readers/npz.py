@@ -2,6 +2,7 @@
 read member by member without loading the arrays whole."""
 
 import zipfile
+import zlib
 
 import numpy as np
 import scipy.sparse as sp
@@ -73,7 +74,7 @@ def iter_npz(path, chunk_size):
                 row_numbers = np.arange(first + 1, first + n_rows + 1)
                 yield Block(path, data, indices, indptr - indptr[0], y, row_numbers,
                             nnz * (data.itemsize + indices.itemsize), unit="row")
-        except (zipfile.BadZipFile, EOFError) as exc:
+        except (zipfile.BadZipFile, EOFError, zlib.error) as exc:
             raise ValueError(f"{path}: corrupt archive ({exc})") from None
         finally:
             for member in members.values():

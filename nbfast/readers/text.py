@@ -141,4 +141,5 @@ def iter_text(path, chunk_size, text_format, *, vectorizer=None, fields=("label"
         else:
             X = sp.csr_matrix(vectorizer.transform(documents))
         y = None if labels is None else np.array(labels)
-        yield Block(path, X.data, X.indices, X.indptr, y, np.arange(first_line, first_line + n_rows), sum(map(len, lines)))
+        yield Block(path, X.data, X.indices, X.indptr, y, np.arange(first_line, first_line + n_rows), sum(map(len, lines)),
+                    documents=documents)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from nbfast._kernels.scoring import Output
-from nbfast._kernels.threads import bounds_checked, effective_n_threads
+from nbfast._kernels.threads import bounds_checked, effective_n_threads, openmp_enabled
 
 from nbfast._kernels import counts, scoring, validate
 from nbfast.datasets import make_documents
@@ -76,6 +76,17 @@ def test_debug_build_checks_bounds():
     with pytest.raises(IndexError):
         scoring.score_csr(X.data, X.indices, X.indptr, table, bias, False, 0.0, Output.ARGMAX, np.empty((0, 0)),
                           too_short, 1)
+
+
+def test_openmp_build_runs_the_threads_it_is_given(n_threads_limit):
+    """The thread-determinism tests only mean something on an OpenMP build: CI sets NBFAST_EXPECT_OPENMP=1."""
+    if not openmp_enabled():
+        if os.environ.get("NBFAST_EXPECT_OPENMP"):
+            pytest.fail("NBFAST_EXPECT_OPENMP is set but the kernels were built without OpenMP (serial)")
+        pytest.skip("serial build: the compiler had no OpenMP")
+    for n_threads in (1, 2, 3):
+        with n_threads_limit(n_threads):
+            assert effective_n_threads() == n_threads
 
 
 def test_small_work_runs_on_one_thread(n_threads_limit):

@@ -9,8 +9,12 @@ from nbfast.cli import main
 def test_demo_prints_accuracy_and_throughput(capsys):
     assert main(["demo", "--n-samples", "3000", "--n-features", "500", "--n-classes", "4"]) == 0
     out = capsys.readouterr().out
-    assert "nbfast" in out and "accuracy" in out and "docs/s" in out
-    assert "scikit-learn" in out
+    assert "documents/s" in out and "accuracy" in out and "median of 3 runs after a warm-up" in out
+    header = next(line for line in out.splitlines() if line.startswith("documents/s")).split()
+    assert header[1:] == ["accuracy", "fit", "first", "predict", "predict_proba", "predict"]
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith(("nbfast ", "scikit-learn "))}
+    assert set(rows) == {"nbfast", "scikit-learn"} and all(len(row) == 6 for row in rows.values())
+    assert "speed-up" in out and "nbfast bench" in out
 
 
 def test_bad_option_is_one_line_without_traceback():

@@ -26,6 +26,14 @@ ESTIMATORS = {
 
 
 # ----------------------------------------------------------------------------- reference
+def dot_log(X, log_p):
+    """X @ log_p.T for non-negative X with 0 * log 0 = 0: -inf only where a nonzero x meets log p = -inf."""
+    impossible = np.isneginf(log_p)
+    out = X @ np.where(impossible, 0.0, log_p).T
+    out[X @ impossible.T > 0] = -np.inf
+    return out
+
+
 def reference(kind, X, y, X_test, *, alpha=1.0, sample_weight=None, binarize=0.0, fit_prior=True, class_prior=None):
     """Plain numpy float64 Naive Bayes, the formulas written out densely."""
     X = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
@@ -42,7 +50,8 @@ def reference(kind, X, y, X_test, *, alpha=1.0, sample_weight=None, binarize=0.0
         smoothed = feature_count + alpha
         log_theta = np.log(smoothed) - np.log(smoothed.sum(axis=1, keepdims=True))
     else:
-        log_theta = np.log(feature_count + alpha) - np.log(class_count + 2 * alpha)[:, None]
+        # alpha is a float or one value per feature: N_c + 2 alpha_i, (n_classes, n_features)
+        log_theta = np.log(feature_count + alpha) - np.log(class_count[:, None] + 2 * alpha)
     if class_prior is not None:
         log_prior = np.log(class_prior)
     elif fit_prior:
@@ -50,9 +59,9 @@ def reference(kind, X, y, X_test, *, alpha=1.0, sample_weight=None, binarize=0.0
     else:
         log_prior = np.full(len(classes), -np.log(len(classes)))
     if kind == "multinomial":
-        jll = X_test @ log_theta.T + log_prior
+        jll = dot_log(X_test, log_theta) + log_prior
     else:
-        jll = X_test @ log_theta.T + (1 - X_test) @ np.log(1 - np.exp(log_theta)).T + log_prior
+        jll = dot_log(X_test, log_theta) + dot_log(1 - X_test, np.log(1 - np.exp(log_theta))) + log_prior
     log_proba = jll - logsumexp_reference(jll)
     return {
         "classes_": classes,
@@ -99,7 +108,7 @@ def test_sample_weight_and_string_labels_match_reference(kind, corpus):
     model = ESTIMATORS[kind][0](alpha=0.3).fit(X[:half], labels[:half], sample_weight=weights[:half])
     expected = reference(kind, X[:half], labels[:half], X[half:], alpha=0.3, sample_weight=weights[:half])
     assert model.classes_.dtype.kind == "U"
-    assert_matches(model, expected, X[half:], 1e-9)
+    assert_matches(model, expected, X[half:], 1e-12)
 
 
 @pytest.mark.parametrize("kind", ESTIMATORS)
@@ -115,17 +124,28 @@ def test_parameters_match_reference(kind, params):
         params["class_prior"] = np.array([0.2, 0.5, 0.3])
     if isinstance(params.get("alpha"), str):
         params["alpha"] = np.linspace(0.1, 2.0, X.shape[1])
-        if kind == "bernoulli":
-            pytest.skip("scikit-learn's BernoulliNB does not broadcast a per-feature alpha")
     X_train, y_train, X_test = split(X, y)
     with np.errstate(divide="ignore", invalid="ignore"):
         expected = reference(kind, X_train, y_train, X_test, **params)
         model = ESTIMATORS[kind][0](**params).fit(X_train, y_train)
-    finite = np.isfinite(expected["jll"]).all()
-    if finite:
-        assert_matches(model, expected, X_test, 1e-9)
-    else:  # alpha=0 gives -inf log-probabilities: compare where defined
-        np.testing.assert_array_equal(model.feature_log_prob_, expected["feature_log_prob_"])
+    finite = np.isfinite(expected["jll"])
+    if not np.array_equal(params.get("alpha", 1.0), 0.0):
+        assert finite.all()
+        assert_matches(model, expected, X_test, 1e-12)
+        return
+    # alpha=0: a class that never saw a word (or, for Bernoulli, always saw it) rules out the rows
+    # that have it (lack it): -inf where the reference is -inf, the same values everywhere else.
+    np.testing.assert_array_equal(model.feature_log_prob_, expected["feature_log_prob_"])
+    rows = finite.any(axis=1)
+    assert not finite.all() and rows.sum() > len(rows) // 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        jll = model.predict_joint_log_proba(X_test)
+        log_proba, proba, labels = model.predict_log_proba(X_test), model.predict_proba(X_test), model.predict(X_test)
+    np.testing.assert_array_equal(np.isneginf(jll), ~finite)
+    np.testing.assert_allclose(jll[finite], expected["jll"][finite], rtol=1e-12)
+    np.testing.assert_allclose(log_proba[rows], expected["log_proba"][rows], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(proba[rows], expected["proba"][rows], rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(labels[rows], expected["classes_"][expected["jll"][rows].argmax(axis=1)])
 
 
 def test_bernoulli_binarize_variants_match_reference():
@@ -135,10 +155,10 @@ def test_bernoulli_binarize_variants_match_reference():
         Xtr = (X_train > 0).astype(np.float64) if binarize is None else X_train
         Xte = (X_test > 0).astype(np.float64) if binarize is None else X_test
         model = nbfast.BernoulliNB(binarize=binarize).fit(Xtr, y_train)
-        assert_matches(model, reference("bernoulli", Xtr, y_train, Xte, binarize=binarize), Xte, 1e-9)
+        assert_matches(model, reference("bernoulli", Xtr, y_train, Xte, binarize=binarize), Xte, 1e-12)
     dense = X.toarray() - 1.0  # a negative threshold turns implicit zeros into ones
     model = nbfast.BernoulliNB(binarize=-0.5).fit(dense[:150], y[:150])
-    assert_matches(model, reference("bernoulli", dense[:150], y[:150], dense[150:], binarize=-0.5), dense[150:], 1e-9)
+    assert_matches(model, reference("bernoulli", dense[:150], y[:150], dense[150:], binarize=-0.5), dense[150:], 1e-12)
     with pytest.raises(ValueError, match="threshold < 0"):
         nbfast.BernoulliNB(binarize=-0.5).fit(X, y)
 
@@ -162,6 +182,7 @@ def test_matches_sklearn(kind, dtype, container, corpus):
     assert ours.score(X_test, y[len(y_train):]) == theirs.score(X_test, y[len(y_train):])
 
 
+@pytest.mark.filterwarnings("ignore:The number of unique classes:UserWarning")  # 120 classes in 300 rows
 @pytest.mark.parametrize("kind", ESTIMATORS)
 def test_partial_fit_in_chunks_with_weights_matches_sklearn(kind, corpus):
     X, y = corpus
@@ -175,9 +196,9 @@ def test_partial_fit_in_chunks_with_weights_matches_sklearn(kind, corpus):
         theirs.partial_fit(X[chunk], labels[chunk], classes=classes, sample_weight=weights[chunk])
     X_test = X[450:]
     for name in ("class_count_", "feature_count_", "feature_log_prob_", "class_log_prior_"):
-        np.testing.assert_allclose(getattr(ours, name), getattr(theirs, name), rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(getattr(ours, name), getattr(theirs, name), rtol=1e-12, atol=1e-12)
     np.testing.assert_array_equal(ours.predict(X_test), theirs.predict(X_test))
-    np.testing.assert_allclose(ours.predict_proba(X_test), theirs.predict_proba(X_test), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(ours.predict_proba(X_test), theirs.predict_proba(X_test), rtol=1e-12, atol=1e-12)
     full = ESTIMATORS[kind][0]().partial_fit(X[:450], labels[:450], classes=classes, sample_weight=weights[:450])
     np.testing.assert_allclose(ours.feature_count_, full.feature_count_, rtol=1e-12)
 
@@ -269,3 +290,20 @@ def test_feature_names_from_dataframe():
     np.testing.assert_array_equal(model.feature_names_in_, frame.columns)
     with pytest.raises(ValueError, match="feature names should match"):
         model.predict(frame[frame.columns[::-1]])
+
+
+def test_alpha_vector_as_in_sklearns_test():
+    # The public checks of scikit-learn's test_alpha_vector (deselected in tests/sklearn_suite: it also
+    # calls the private _check_alpha()), error and warning wording included.
+    X, y = np.array([[1, 0], [1, 1]]), np.array([0, 1])
+    model = nbfast.MultinomialNB(alpha=np.array([1, 2]), force_alpha=False).partial_fit(X, y, classes=[0, 1])
+    np.testing.assert_allclose(model.feature_log_prob_, np.log([[1 / 2, 1 / 2], [2 / 5, 3 / 5]]))
+    np.testing.assert_allclose(model.predict_proba(X), [[5 / 9, 4 / 9], [25 / 49, 24 / 49]])
+    with pytest.raises(ValueError, match="All values in alpha must be greater than 0."):
+        nbfast.MultinomialNB(alpha=np.array([1.0, -0.1]), force_alpha=False).fit(X, y)
+    with pytest.warns(UserWarning, match="alpha too small will result in numeric errors, setting alpha = 1.0e-10"):
+        model = nbfast.MultinomialNB(alpha=np.array([0.5e-10, 0.5]), force_alpha=False).fit(X, y)
+    bounded = nbfast.MultinomialNB(alpha=np.array([1e-10, 0.5]), force_alpha=True).fit(X, y)
+    np.testing.assert_array_equal(model.feature_log_prob_, bounded.feature_log_prob_)
+    with pytest.raises(ValueError, match="When alpha is an array, it should contains `n_features`"):
+        nbfast.MultinomialNB(alpha=np.array([1.0, 2.0, 3.0]), force_alpha=False).fit(X, y)

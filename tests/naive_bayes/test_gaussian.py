@@ -6,9 +6,12 @@ import scipy.sparse as sp
 from conftest import FLOAT_DTYPES, INDEX_DTYPES, as_container, read_only
 
 import nbfast
-from nbfast.naive_bayes._gaussian import VARIANCES
+from nbfast.naive_bayes import _gaussian
 
 sk_nb = pytest.importorskip("sklearn.naive_bayes")
+
+#: Every choice of ``variance`` (checked against the estimator's own list below).
+VARIANCES = ["class_feature", "feature", "class", "global"]
 
 ATTRIBUTES = ("theta_", "var_", "class_count_", "class_prior_", "epsilon_")
 
@@ -58,7 +61,7 @@ def reference(X, y, X_test, *, priors=None, var_smoothing=1e-9, sample_weight=No
     }
 
 
-def assert_close(ours, theirs, X_test, rtol=1e-9, X_test_theirs=None):
+def assert_close(ours, theirs, X_test, rtol=1e-12, X_test_theirs=None):
     """Attributes and predictions of ``ours`` equal those of ``theirs`` (a model or a reference dict)."""
     X_test_theirs = X_test if X_test_theirs is None else X_test_theirs
     get = theirs.__getitem__ if isinstance(theirs, dict) else lambda name: getattr(theirs, name)
@@ -183,6 +186,10 @@ def test_partial_fit_equals_fit_without_smoothing(variance, ddof):
     assert_close(model, reference(X[:300], y[:300], X[300:], **params), X[300:])
 
 
+def test_every_variance_choice_is_tested():
+    assert list(_gaussian.VARIANCES) == VARIANCES
+
+
 def test_var_keeps_sklearn_shape_for_pooled_variances():
     X, y = make_data(random_state=10)
     for variance in VARIANCES:
@@ -197,10 +204,10 @@ def test_linear_export_with_feature_variance():
     model = nbfast.GaussianNB(variance="feature", priors=[0.4, 0.3, 0.2, 0.1]).fit(X, y)
     coef, intercept = model._linear_export()
     row_constant = -0.5 * (X**2 / model.var_[0]).sum(axis=1, keepdims=True)
-    np.testing.assert_allclose(X @ coef.T + intercept + row_constant, model.predict_joint_log_proba(X), rtol=1e-10)
+    np.testing.assert_allclose(X @ coef.T + intercept + row_constant, model.predict_joint_log_proba(X), rtol=1e-12)
     linear = X @ coef.T + intercept
     np.testing.assert_allclose(
-        np.exp(linear - np.logaddexp.reduce(linear, axis=1, keepdims=True)), model.predict_proba(X), atol=1e-10
+        np.exp(linear - np.logaddexp.reduce(linear, axis=1, keepdims=True)), model.predict_proba(X), atol=1e-12
     )
     for variance in ("class_feature", "class", "global"):
         with pytest.raises(ValueError, match="variance='feature'"):

@@ -134,10 +134,6 @@ def check_common_args(args, defaults):
             setattr(args, name, value)
     if min(args.n_samples, args.n_features, args.n_classes) < 2:
         raise ValueError("--n-samples, --n-features and --n-classes must be at least 2")
-    if args.repeats < 1:
-        raise ValueError("--repeats must be at least 1")
-    if args.threads is not None and args.threads < 1:
-        raise ValueError("--threads must be at least 1")
 
 
 def _si(value):

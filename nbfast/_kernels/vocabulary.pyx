@@ -1,0 +1,838 @@
+# distutils: language = c++
+"""Vocabulary building and counting of word n-grams, the core of
+``nbfast.text.CountVectorizer`` and ``TfidfVectorizer``.
+
+Documents are tokenized by ``nbfast._kernels.tokens`` (lowercased UTF-8 and token
+spans in per-thread scratch buffers), stop words are dropped, and the n-grams (tokens joined by
+single spaces, in scikit-learn's order: every unigram, then every bigram, ...)
+are looked up by their UTF-8 bytes in a ``StrTable``: an open-addressing hash
+table of byte strings stored back to back.
+
+Fitting (``VocabularyBuilder.count``) reads one batch of documents at a time,
+in parallel over documents and without the GIL.  The vocabulary seen so far is
+read-only during a batch; a term it does not hold goes to the table of the
+thread that met it, with the (document, position) where the thread first met
+it.  After the batch those new terms are merged into the vocabulary in the
+order of their first occurrence, so every term gets the index scikit-learn's
+``defaultdict`` gives it (the order of first occurrence in the corpus) whatever
+the number of threads; the rows of the batch are then rewritten with those
+indices, sorted, and kept packed as ``(index << 32) | count``.  Only the rows
+and the vocabulary are kept, never the tokens of the documents.
+
+Transforming (``FixedCounter``) looks n-grams up in a fixed ``TermSet`` and
+ignores those it does not hold: memory never grows with unseen words.  Either
+way the caller turns the packed rows into one CSR matrix (``AllRows.emit``).
+"""
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+from cython.parallel cimport parallel, prange, threadid
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.string cimport memcmp, memcpy, memset
+from libcpp.algorithm cimport sort
+
+import numpy as np
+
+from nbfast._kernels._types cimport integral
+from nbfast._kernels.tokens cimport Documents, Scratch, Views, free_scratch, new_scratch, ngram, scan
+
+cdef extern from *:
+    """
+    #include <algorithm>
+    #include <cstring>
+    #include <cstdint>
+
+    /* Order of byte strings stored back to back (term k is bytes[offsets[k]:offsets[k + 1]]):
+       memcmp order, a proper prefix first -- for UTF-8, the code point order of Python's str.
+       The first 8 bytes, big-endian and zero-padded, decide most comparisons without touching
+       the bytes again. */
+    struct NbfTermKey { uint64_t prefix; int64_t id; };
+
+    static inline uint64_t nbf_prefix(const uint8_t *p, int64_t n) {
+        uint64_t k = 0;
+        for (int64_t i = 0; i < 8; i++) k = (k << 8) | (i < n ? p[i] : 0u);
+        return k;
+    }
+
+    struct NbfTermLess {
+        const uint8_t *bytes;
+        const int64_t *offsets;
+        bool operator()(const NbfTermKey &a, const NbfTermKey &b) const {
+            if (a.prefix != b.prefix) return a.prefix < b.prefix;
+            int64_t la = offsets[a.id + 1] - offsets[a.id], lb = offsets[b.id + 1] - offsets[b.id];
+            int64_t m = la < lb ? la : lb;
+            if (m > 8) {
+                int c = std::memcmp(bytes + offsets[a.id] + 8, bytes + offsets[b.id] + 8, (size_t) (m - 8));
+                if (c != 0) return c < 0;
+            }
+            return la < lb;
+        }
+    };
+
+    /* ids[0:n] = the term ids 0 .. n-1 in byte order; 0, or -1 when out of memory. */
+    static int nbf_sort_terms(const uint8_t *bytes, const int64_t *offsets, int64_t n, int64_t *ids) {
+        NbfTermKey *keys = (NbfTermKey *) malloc((size_t) (n > 0 ? n : 1) * sizeof(NbfTermKey));
+        if (keys == NULL) return -1;
+        for (int64_t i = 0; i < n; i++) {
+            keys[i].prefix = nbf_prefix(bytes + offsets[i], offsets[i + 1] - offsets[i]);
+            keys[i].id = i;
+        }
+        NbfTermLess less = {bytes, offsets};
+        std::sort(keys, keys + n, less);
+        for (int64_t i = 0; i < n; i++) ids[i] = keys[i].id;
+        free(keys);
+        return 0;
+    }
+
+    /* A new term met by a thread: where it first met it, and its index in the thread's table. */
+    struct NbfNewTerm { int64_t doc; int64_t pos; int64_t local; int64_t thread; };
+
+    #if defined(__GNUC__) || defined(__clang__)
+    #define nbf_prefetch(address) __builtin_prefetch(address)
+    #else
+    #define nbf_prefetch(address) ((void) (address))
+    #endif
+
+    static void nbf_sort_new_terms(NbfNewTerm *terms, int64_t n) {
+        std::sort(terms, terms + n, [](const NbfNewTerm &a, const NbfNewTerm &b) {
+            return a.doc != b.doc ? a.doc < b.doc : a.pos < b.pos;
+        });
+    }
+    """
+    struct NbfNewTerm:
+        int64_t doc
+        int64_t pos
+        int64_t local
+        int64_t thread
+    int nbf_sort_terms(const uint8_t *bytes, const int64_t *offsets, int64_t n, int64_t *ids) noexcept nogil
+    void prefetch "nbf_prefetch"(const void *address) noexcept nogil
+    void nbf_sort_new_terms(NbfNewTerm *terms, int64_t n) noexcept nogil
+
+
+cdef enum:
+    MIN_SLOTS = 64
+    MAX_TERMS = 0x7FFFFFFF  # indices are stored in 31 bits of a key (LOCAL above, the count below)
+
+# A key of a term held in the table of the thread (not yet in the vocabulary).
+cdef uint64_t LOCAL = 1ULL << 63
+
+
+# ----------------------------------------------------------------------------- hash table
+cdef struct Slot:
+    # an entry of the open-addressing table: most lookups of short terms (<= 8 bytes) end here
+    uint64_t prefix     # the term's first 8 bytes, zero-padded
+    uint32_t index      # term index + 1; 0 when empty
+    uint32_t check      # hash bits, and the length up to 255 (see term_key)
+
+
+cdef struct StrTable:
+    uint8_t *bytes      # the terms' UTF-8, back to back
+    int64_t n_bytes
+    int64_t bytes_capacity
+    int64_t *offsets    # term k is bytes[offsets[k]:offsets[k + 1]]
+    uint64_t *hashes
+    int64_t *a          # two statistics per term (zero when added): first (document, position)
+    int64_t *b          # in a thread's table, (document frequency, term frequency) in a vocabulary
+    int64_t n_terms
+    int64_t terms_capacity
+    Slot *slots         # linear probing from hash & mask
+    uint64_t mask       # number of slots - 1 (a power of two, at least twice the number of terms)
+
+
+cdef struct TermKey:
+    # what a lookup compares: the term's bytes, hash, prefix and check
+    const uint8_t *p
+    Py_ssize_t n
+    uint64_t hash
+    uint64_t prefix
+    uint32_t check
+
+
+cdef inline uint64_t rotl64(uint64_t x, int r) noexcept nogil:
+    return (x << r) | (x >> (64 - r))
+
+
+cdef inline uint64_t load_block(const uint8_t *p, Py_ssize_t n) noexcept nogil:
+    """Up to 8 bytes as one word (zero-padded), the same way for every term."""
+    cdef uint64_t k = 0
+    cdef Py_ssize_t i
+    if n >= 8:
+        memcpy(&k, p, 8)
+    else:
+        for i in range(n):
+            k = k | ((<uint64_t> p[i]) << (8 * i))
+    return k
+
+
+cdef inline uint64_t mix_block(uint64_t h, uint64_t k) noexcept nogil:
+    # MurmurHash3 x64's block mixing, on one lane
+    k = rotl64(k * 0x87C37B91114253D5ULL, 31) * 0x4CF5AD432745937FULL
+    return rotl64(h ^ k, 27) * 5 + 0x52DCE729ULL
+
+
+cdef inline TermKey term_key(const uint8_t *p, Py_ssize_t n) noexcept nogil:
+    cdef TermKey key
+    cdef uint64_t h = 0x9E3779B97F4A7C15ULL ^ <uint64_t> n
+    cdef Py_ssize_t i = 8
+    key.p = p
+    key.n = n
+    key.prefix = load_block(p, n)
+    h = mix_block(h, key.prefix)
+    while i < n:
+        h = mix_block(h, load_block(p + i, n - i))
+        i = i + 8
+    # MurmurHash3's 64-bit finalizer
+    h ^= h >> 33
+    h *= 0xFF51AFD7ED558CCDULL
+    h ^= h >> 33
+    h *= 0xC4CEB9FE1A85EC53ULL
+    h ^= h >> 33
+    key.hash = h
+    key.check = <uint32_t> (((h >> 40) << 8) | <uint64_t> (n if n < 255 else 255))
+    return key
+
+
+cdef inline Py_ssize_t term_size(const StrTable *t, int64_t k) noexcept nogil:
+    return t.offsets[k + 1] - t.offsets[k]
+
+
+cdef inline TermKey stored_key(const StrTable *t, int64_t k) noexcept nogil:
+    """The key of term k (its hash stored, its prefix read again)."""
+    cdef TermKey key
+    key.p = t.bytes + t.offsets[k]
+    key.n = term_size(t, k)
+    key.hash = t.hashes[k]
+    key.prefix = load_block(key.p, key.n)
+    key.check = <uint32_t> (((key.hash >> 40) << 8) | <uint64_t> (key.n if key.n < 255 else 255))
+    return key
+
+
+cdef int table_init(StrTable *t, int64_t expected) noexcept nogil:
+    """An empty table sized for ``expected`` terms; 0, or -1 when out of memory (then freeable)."""
+    cdef uint64_t n_slots = MIN_SLOTS
+    memset(t, 0, sizeof(StrTable))
+    while n_slots < 2 * <uint64_t> expected:
+        n_slots *= 2
+    t.mask = n_slots - 1
+    t.slots = <Slot *> calloc(n_slots, sizeof(Slot))
+    t.terms_capacity = max(expected, 16)
+    t.bytes_capacity = 8 * t.terms_capacity
+    t.bytes = <uint8_t *> malloc(t.bytes_capacity)
+    t.offsets = <int64_t *> malloc((t.terms_capacity + 1) * sizeof(int64_t))
+    t.hashes = <uint64_t *> malloc(t.terms_capacity * sizeof(uint64_t))
+    t.a = <int64_t *> malloc(t.terms_capacity * sizeof(int64_t))
+    t.b = <int64_t *> malloc(t.terms_capacity * sizeof(int64_t))
+    if t.slots == NULL or t.bytes == NULL or t.offsets == NULL or t.hashes == NULL or t.a == NULL or t.b == NULL:
+        return -1
+    t.offsets[0] = 0
+    return 0
+
+
+cdef void table_free(StrTable *t) noexcept nogil:
+    free(t.slots)
+    free(t.bytes)
+    free(t.offsets)
+    free(t.hashes)
+    free(t.a)
+    free(t.b)
+    memset(t, 0, sizeof(StrTable))
+
+
+cdef inline int64_t table_find(const StrTable *t, const TermKey *key) noexcept nogil:
+    """Index of the term of ``key``, or -1."""
+    cdef uint64_t i = key.hash & t.mask
+    cdef const Slot *slot
+    cdef int64_t k
+    while True:
+        slot = &t.slots[i]
+        if slot.index == 0:
+            return -1
+        if slot.prefix == key.prefix and slot.check == key.check:
+            # same first 8 bytes, same length below 255 (and 24 bits of hash)
+            k = <int64_t> slot.index - 1
+            if key.n <= 8:
+                return k
+            if (key.n < 255 or term_size(t, k) == key.n) and memcmp(
+                    t.bytes + t.offsets[k] + 8, key.p + 8, key.n - 8) == 0:
+                return k
+        i = (i + 1) & t.mask
+
+
+cdef inline void put_slot(Slot *slots, uint64_t mask, const TermKey *key, int64_t k) noexcept nogil:
+    cdef uint64_t i = key.hash & mask
+    while slots[i].index != 0:
+        i = (i + 1) & mask
+    slots[i].prefix = key.prefix
+    slots[i].index = <uint32_t> (k + 1)
+    slots[i].check = key.check
+
+
+cdef int grow_slots(StrTable *t) noexcept nogil:
+    cdef uint64_t n_slots = 2 * (t.mask + 1)
+    cdef Slot *slots = <Slot *> calloc(n_slots, sizeof(Slot))
+    cdef int64_t k
+    cdef TermKey key
+    if slots == NULL:
+        return -1
+    for k in range(t.n_terms):
+        key = stored_key(t, k)
+        put_slot(slots, n_slots - 1, &key, k)
+    free(t.slots)
+    t.slots = slots
+    t.mask = n_slots - 1
+    return 0
+
+
+cdef inline int resize(void **pointer, size_t size) noexcept nogil:
+    """realloc *pointer to ``size`` bytes; 0, or -1 (the block unchanged) when out of memory."""
+    cdef void *grown = realloc(pointer[0], size)
+    if grown == NULL:
+        return -1
+    pointer[0] = grown
+    return 0
+
+
+cdef int grow_terms(StrTable *t) noexcept nogil:
+    cdef int64_t capacity = 2 * t.terms_capacity
+    if (resize(<void **> &t.offsets, (capacity + 1) * sizeof(int64_t)) != 0
+            or resize(<void **> &t.hashes, capacity * sizeof(uint64_t)) != 0
+            or resize(<void **> &t.a, capacity * sizeof(int64_t)) != 0
+            or resize(<void **> &t.b, capacity * sizeof(int64_t)) != 0):
+        return -1
+    t.terms_capacity = capacity
+    return 0
+
+
+cdef int64_t table_add(StrTable *t, const TermKey *key) noexcept nogil:
+    """Append the term of ``key``, which the table does not hold; its index, or -1 when out of memory."""
+    cdef int64_t k = t.n_terms, capacity
+    if 2 * <uint64_t> (k + 1) > t.mask + 1 and grow_slots(t) != 0:  # at most half full
+        return -1
+    if k == t.terms_capacity and grow_terms(t) != 0:
+        return -1
+    if t.n_bytes + key.n > t.bytes_capacity:
+        capacity = max(2 * t.bytes_capacity, t.n_bytes + key.n)
+        if resize(<void **> &t.bytes, capacity) != 0:
+            return -1
+        t.bytes_capacity = capacity
+    memcpy(t.bytes + t.n_bytes, key.p, key.n)
+    t.n_bytes += key.n
+    t.offsets[k + 1] = t.n_bytes
+    t.hashes[k] = key.hash
+    t.a[k] = 0
+    t.b[k] = 0
+    put_slot(t.slots, t.mask, key, k)
+    t.n_terms = k + 1
+    return k
+
+
+cdef int64_t table_get_or_add(StrTable *t, const TermKey *key) noexcept nogil:
+    cdef int64_t k = table_find(t, key)
+    return k if k >= 0 else table_add(t, key)
+
+
+cdef TermKey bytes_key(bytes term):
+    return term_key(<const uint8_t *> <const char *> term, len(term))
+
+
+cdef class TermSet:
+    """A set of terms (UTF-8 byte strings), each with an output index: stop words, or a fixed vocabulary."""
+
+    cdef StrTable table
+    cdef int64_t *ids   # output index of each term, in the order added
+
+    def __cinit__(self, list terms, const int64_t[::1] ids=None):
+        """``terms``: distinct bytes objects; ``ids``: their indices (default: their positions)."""
+        cdef Py_ssize_t k, n = len(terms)
+        cdef TermKey key
+        if table_init(&self.table, n) != 0:
+            raise MemoryError("nbfast.text: cannot allocate a term table")
+        self.ids = <int64_t *> malloc(max(n, 1) * sizeof(int64_t))
+        if self.ids == NULL:
+            raise MemoryError("nbfast.text: cannot allocate a term table")
+        for k in range(n):
+            key = bytes_key(terms[k])
+            if table_add(&self.table, &key) < 0:
+                raise MemoryError("nbfast.text: cannot allocate a term table")
+            self.ids[k] = k if ids is None else ids[k]
+
+    def __dealloc__(self):
+        table_free(&self.table)
+        free(self.ids)
+
+    def __len__(self):
+        return self.table.n_terms
+
+    def __contains__(self, bytes term):
+        cdef TermKey key = bytes_key(term)
+        return table_find(&self.table, &key) >= 0
+
+
+# ----------------------------------------------------------------------------- counting
+cdef struct Batch:
+    # one batch of documents, and where their rows go
+    Views views
+    int min_n
+    int max_n
+    const StrTable *stop            # NULL: no stop words
+    const StrTable *vocabulary
+    const int64_t *ids              # output index of each vocabulary term; NULL: the term's own index
+    StrTable *locals                # a table per thread for new terms; NULL: ignore unknown terms
+    const int64_t *raw_ptr
+    uint64_t *raw
+    int64_t *nnz
+    uint16_t *thread_of             # the thread that counted each document (when locals)
+
+
+cdef inline int add_term(const Batch *batch, const TermKey *term, Py_ssize_t d, Py_ssize_t pos, int thread,
+                         uint64_t *keys, Py_ssize_t *n_keys) noexcept nogil:
+    """Append the key of n-gram number ``pos`` of document d (when known, or when new terms are kept);
+    0, or -1 when out of memory."""
+    cdef int64_t k = table_find(batch.vocabulary, term)
+    cdef StrTable *local
+    if k >= 0:
+        keys[n_keys[0]] = (<uint64_t> (batch.ids[k] if batch.ids != NULL else k)) << 32
+        n_keys[0] += 1
+    elif batch.locals != NULL:
+        local = &batch.locals[thread]
+        k = table_find(local, term)
+        if k < 0:
+            k = table_add(local, term)
+            if k < 0:
+                return -1
+            # a thread meets its documents in increasing order: this is its first occurrence
+            local.a[k] = d
+            local.b[k] = pos
+        keys[n_keys[0]] = LOCAL | ((<uint64_t> k) << 32)
+        n_keys[0] += 1
+    return 0
+
+
+cdef int count_document(const Batch *batch, Scratch *scratch, TermKey *unigrams, Py_ssize_t d,
+                        int thread) noexcept nogil:
+    """Row d of the batch: (index << 32 | count) for each distinct known n-gram, sorted, in
+    raw[raw_ptr[d]:], with LOCAL set on terms new to the vocabulary; 0, or -1 when out of memory.
+    ``unigrams`` holds a TermKey per token."""
+    cdef Py_ssize_t n_tok, n_kept = 0, t, size, pos = 0, n_keys = 0, out, run
+    cdef int n
+    cdef const uint8_t *term
+    cdef int64_t *spans = scratch.spans
+    cdef uint64_t *keys = batch.raw + batch.raw_ptr[d]
+    cdef uint64_t key
+    cdef TermKey term_of
+    cdef const StrTable *vocabulary = batch.vocabulary
+    n_tok = scan(&batch.views, d, scratch)
+    if batch.stop != NULL or batch.min_n == 1:
+        # the tokens' keys first, their slots fetched while the next ones are hashed; stop words go
+        # before n-grams are formed, as in scikit-learn's _word_ngrams
+        for t in range(n_tok):
+            term = ngram(scratch, t, 1, &size)
+            unigrams[n_kept] = term_key(term, size)
+            if batch.stop == NULL or table_find(batch.stop, &unigrams[n_kept]) < 0:
+                prefetch(&vocabulary.slots[unigrams[n_kept].hash & vocabulary.mask])
+                spans[2 * n_kept] = spans[2 * t]
+                spans[2 * n_kept + 1] = spans[2 * t + 1]
+                n_kept = n_kept + 1
+        n_tok = n_kept
+    if batch.min_n == 1:
+        for t in range(n_tok):
+            if add_term(batch, &unigrams[t], d, pos, thread, keys, &n_keys) != 0:
+                return -1
+            pos = pos + 1
+    for n in range(max(batch.min_n, 2), batch.max_n + 1):
+        for t in range(n_tok - n + 1):
+            term = ngram(scratch, t, n, &size)
+            term_of = term_key(term, size)
+            if add_term(batch, &term_of, d, pos, thread, keys, &n_keys) != 0:
+                return -1
+            pos = pos + 1
+    if n_keys > 1:
+        sort(keys, keys + n_keys)
+    # merge equal keys into counts
+    out = 0
+    t = 0
+    while t < n_keys:
+        key = keys[t]
+        run = t
+        while run < n_keys and keys[run] == key:
+            run = run + 1
+        keys[out] = key | <uint64_t> (run - t)
+        out = out + 1
+        t = run
+    batch.nnz[d] = out
+    if batch.locals != NULL:
+        batch.thread_of[d] = <uint16_t> thread
+    return 0
+
+
+cdef int count_batch(Batch *batch, Py_ssize_t n_documents, Py_ssize_t max_tokens, Py_ssize_t max_bytes,
+                     int n_threads) noexcept nogil:
+    """count_document for every document, in parallel; 0, or -1 when out of memory."""
+    cdef Scratch *scratch
+    cdef TermKey *unigrams
+    cdef Py_ssize_t d
+    cdef int failed = 0
+    cdef int *failed_flag = &failed  # written through a pointer: shared by the threads
+    with parallel(num_threads=n_threads):
+        scratch = new_scratch(max_tokens, max_bytes)
+        unigrams = <TermKey *> malloc((max_tokens + 1) * sizeof(TermKey))
+        if scratch == NULL or unigrams == NULL:
+            failed_flag[0] = 1
+        else:
+            for d in prange(n_documents, schedule="dynamic", chunksize=64):
+                if failed_flag[0] == 0 and count_document(batch, scratch, unigrams, d, threadid()) != 0:
+                    failed_flag[0] = 1
+        free_scratch(scratch)
+        free(unigrams)
+    return -1 if failed else 0
+
+
+cdef Batch make_batch(Documents documents, int min_n, int max_n, TermSet stop, const int64_t[::1] raw_ptr,
+                      uint64_t[::1] raw, int64_t[::1] nnz) noexcept:
+    cdef Batch batch
+    memset(&batch, 0, sizeof(Batch))
+    batch.views = documents.views
+    batch.min_n = min_n
+    batch.max_n = max_n
+    batch.stop = &stop.table if stop is not None else NULL
+    batch.raw_ptr = &raw_ptr[0]
+    batch.raw = &raw[0] if raw.shape[0] > 0 else NULL
+    batch.nnz = &nnz[0]
+    return batch
+
+
+# ----------------------------------------------------------------------------- rows
+cdef class RowCounter:
+    """The rows counted so far, kept compact per batch (when ``keep_rows``) as (indptr int64, rows uint64):
+    row d of a batch is rows[indptr[d]:indptr[d + 1]], (index << 32) | count sorted by index."""
+
+    cdef readonly Py_ssize_t n_documents
+    cdef readonly bint keep_rows
+    cdef readonly list parts
+    cdef object raw  # a batch's rows before compaction, in slots bounding each row; reused
+
+    def __cinit__(self, *args, **kwargs):
+        self.n_documents = 0
+        self.keep_rows = True
+        self.parts = []
+
+    cdef uint64_t[::1] slots(self, Py_ssize_t size):
+        if self.raw is None or self.raw.shape[0] < size:
+            self.raw = None
+            self.raw = np.empty(max(size, 1), dtype=np.uint64)
+        return self.raw
+
+    cdef keep(self, const uint64_t[::1] raw, const int64_t[::1] raw_ptr, int64_t[::1] nnz, int n_threads):
+        """Compact the batch's rows (first nnz[d] entries of raw[raw_ptr[d]:]); return them."""
+        cdef Py_ssize_t n_documents = nnz.shape[0]
+        indptr = np.zeros(n_documents + 1, dtype=np.int64)
+        np.cumsum(np.asarray(nnz), out=indptr[1:])
+        rows = np.empty(indptr[n_documents], dtype=np.uint64)
+        cdef const int64_t[::1] indptr_view = indptr
+        cdef uint64_t[::1] rows_view = rows
+        with nogil:
+            compact_rows(raw, raw_ptr, indptr_view, rows_view)
+        if self.keep_rows:
+            self.parts.append((indptr, rows))
+        self.n_documents += n_documents
+        return rows
+
+
+cdef class FixedCounter(RowCounter):
+    """Rows of counts of the terms of a fixed vocabulary (others are ignored)."""
+
+    cdef TermSet vocabulary
+
+    def __cinit__(self, TermSet vocabulary not None):
+        self.vocabulary = vocabulary
+
+    def count(self, Documents documents, int min_n, int max_n, TermSet stop, const int64_t[::1] raw_ptr,
+              int n_threads):
+        """Count the n-grams (min_n <= n <= max_n) of a batch of documents that the vocabulary holds.
+
+        Tokens in ``stop`` (if not None) are dropped first.  ``raw_ptr`` (n_documents + 1
+        offsets) gives each document a slot bounding its number of n-grams.
+        """
+        cdef uint64_t[::1] raw = self.slots(raw_ptr[documents.n_documents])
+        cdef int64_t[::1] nnz = np.empty(documents.n_documents, dtype=np.int64)
+        cdef Batch batch = make_batch(documents, min_n, max_n, stop, raw_ptr, raw, nnz)
+        cdef int status
+        batch.vocabulary = &self.vocabulary.table
+        batch.ids = self.vocabulary.ids
+        with nogil:
+            status = count_batch(&batch, documents.n_documents, documents.max_tokens, documents.max_bytes,
+                                 n_threads)
+        if status != 0:
+            raise MemoryError("nbfast.text: cannot allocate the per-thread tokenizer scratch")
+        self.keep(raw, raw_ptr, nnz, n_threads)
+
+
+# ----------------------------------------------------------------------------- fitting
+cdef class VocabularyBuilder(RowCounter):
+    """The vocabulary of the documents counted so far (terms in order of first occurrence, with their
+    document and term frequencies) and, when ``keep_rows``, their rows."""
+
+    cdef StrTable table
+
+    def __cinit__(self, bint keep_rows):
+        if table_init(&self.table, 1024) != 0:
+            table_free(&self.table)
+            raise MemoryError("nbfast.text: cannot allocate the vocabulary")
+        self.keep_rows = keep_rows
+
+    def __dealloc__(self):
+        table_free(&self.table)
+
+    def __len__(self):
+        return self.table.n_terms
+
+    def count(self, Documents documents, int min_n, int max_n, TermSet stop, const int64_t[::1] raw_ptr,
+              int n_threads):
+        """Count a batch of documents (arguments as ``FixedCounter.count``), adding its new terms."""
+        cdef Py_ssize_t n_documents = documents.n_documents, t
+        cdef uint64_t[::1] raw = self.slots(raw_ptr[n_documents])
+        cdef int64_t[::1] nnz = np.empty(n_documents, dtype=np.int64)
+        cdef uint16_t[::1] thread_of = np.zeros(n_documents, dtype=np.uint16)
+        cdef Batch batch = make_batch(documents, min_n, max_n, stop, raw_ptr, raw, nnz)
+        cdef Py_ssize_t max_tokens = documents.max_tokens, max_bytes = documents.max_bytes
+        cdef StrTable *locals = <StrTable *> calloc(n_threads, sizeof(StrTable))
+        cdef int64_t **remap = <int64_t **> calloc(n_threads, sizeof(int64_t *))
+        cdef int status = 0
+        cdef const uint64_t[::1] rows
+        if n_threads > 65535:
+            raise ValueError("nbfast.text: at most 65535 threads")
+        try:
+            if locals == NULL or remap == NULL:
+                raise MemoryError("nbfast.text: cannot allocate the per-thread term tables")
+            for t in range(n_threads):
+                if table_init(&locals[t], 256) != 0:
+                    raise MemoryError("nbfast.text: cannot allocate the per-thread term tables")
+            batch.vocabulary = &self.table
+            batch.locals = locals
+            batch.thread_of = &thread_of[0]
+            with nogil:
+                status = count_batch(&batch, n_documents, max_tokens, max_bytes, n_threads)
+                if status == 0:
+                    status = self.merge_new_terms(locals, remap, n_threads)
+            if status == -2:
+                raise ValueError(f"nbfast.text: more than {MAX_TERMS} distinct terms")
+            if status != 0:
+                raise MemoryError("nbfast.text: out of memory while counting terms")
+            if any_new_terms(locals, n_threads):
+                with nogil:
+                    resolve_rows(&batch, n_documents, <const int64_t **> remap, n_threads)
+            rows = self.keep(raw, raw_ptr, nnz, n_threads)
+            with nogil:
+                self.add_statistics(rows)
+        finally:
+            if locals != NULL:
+                for t in range(n_threads):
+                    table_free(&locals[t])
+            if remap != NULL:
+                for t in range(n_threads):
+                    free(remap[t])
+            free(locals)
+            free(remap)
+
+    cdef int merge_new_terms(self, StrTable *locals, int64_t **remap, int n_threads) noexcept nogil:
+        """Add the terms of the threads' tables to the vocabulary in order of first occurrence, and
+        remap[t][k] = vocabulary index of term k of thread t; 0, -1 out of memory, -2 too many terms."""
+        cdef int64_t total = 0, i, k, index
+        cdef int t
+        cdef NbfNewTerm *terms
+        cdef TermKey key
+        for t in range(n_threads):
+            total += locals[t].n_terms
+            remap[t] = <int64_t *> malloc(max(locals[t].n_terms, 1) * sizeof(int64_t))
+            if remap[t] == NULL:
+                return -1
+        if total == 0:
+            return 0
+        terms = <NbfNewTerm *> malloc(total * sizeof(NbfNewTerm))
+        if terms == NULL:
+            return -1
+        i = 0
+        for t in range(n_threads):
+            for k in range(locals[t].n_terms):
+                terms[i].doc = locals[t].a[k]
+                terms[i].pos = locals[t].b[k]
+                terms[i].local = k
+                terms[i].thread = t
+                i += 1
+        nbf_sort_new_terms(terms, total)
+        for i in range(total):
+            k = terms[i].local
+            key = stored_key(&locals[terms[i].thread], k)
+            index = table_get_or_add(&self.table, &key)
+            if index < 0:
+                free(terms)
+                return -1
+            remap[terms[i].thread][k] = index
+        free(terms)
+        return -2 if self.table.n_terms > MAX_TERMS else 0
+
+    cdef void add_statistics(self, const uint64_t[::1] rows) noexcept nogil:
+        """Document and term frequencies of the rows' terms."""
+        cdef Py_ssize_t j
+        cdef int64_t k
+        for j in range(rows.shape[0]):
+            k = <int64_t> (rows[j] >> 32)
+            self.table.a[k] += 1
+            self.table.b[k] += <int64_t> (rows[j] & 0xFFFFFFFFULL)
+
+    def document_frequencies(self):
+        """Number of documents holding each term (int64, by index)."""
+        return self._copy_statistic(self.table.a)
+
+    def term_frequencies(self):
+        """Occurrences of each term in all documents (int64, by index)."""
+        return self._copy_statistic(self.table.b)
+
+    cdef _copy_statistic(self, const int64_t *values):
+        result = np.empty(self.table.n_terms, dtype=np.int64)
+        cdef int64_t[::1] out = result
+        if self.table.n_terms:
+            memcpy(&out[0], values, self.table.n_terms * sizeof(int64_t))
+        return result
+
+    def sorted_indices(self):
+        """The term indices in the order of their terms (scikit-learn's ``sorted`` of the str)."""
+        cdef int64_t[::1] order = np.empty(max(self.table.n_terms, 1), dtype=np.int64)
+        cdef int status
+        with nogil:
+            status = nbf_sort_terms(self.table.bytes, self.table.offsets, self.table.n_terms, &order[0])
+        if status != 0:
+            raise MemoryError("nbfast.text: cannot allocate the sort of the vocabulary")
+        return np.asarray(order)[:self.table.n_terms]
+
+    def mapping(self, const int64_t[::1] indices, values):
+        """{term: values[i]} for the terms of ``indices``, in that order (the terms decoded from UTF-8)."""
+        cdef dict result = {}
+        cdef Py_ssize_t i
+        cdef int64_t k
+        for i in range(indices.shape[0]):
+            k = indices[i]
+            result[PyUnicode_DecodeUTF8(<char *> self.table.bytes + self.table.offsets[k],
+                                        self.table.offsets[k + 1] - self.table.offsets[k], NULL)] = values[i]
+        return result
+
+    def term_set(self, const int64_t[::1] indices):
+        """A TermSet of the terms of ``indices``, the i-th with output index i."""
+        cdef TermSet terms = TermSet([])
+        cdef Py_ssize_t i
+        cdef TermKey key
+        if resize(<void **> &terms.ids, max(indices.shape[0], 1) * sizeof(int64_t)) != 0:
+            raise MemoryError("nbfast.text: cannot allocate a term table")
+        for i in range(indices.shape[0]):
+            key = stored_key(&self.table, indices[i])
+            if table_add(&terms.table, &key) < 0:
+                raise MemoryError("nbfast.text: cannot allocate a term table")
+            terms.ids[i] = i
+        return terms
+
+
+cdef bint any_new_terms(const StrTable *locals, int n_threads) noexcept nogil:
+    cdef int t
+    for t in range(n_threads):
+        if locals[t].n_terms > 0:
+            return True
+    return False
+
+
+cdef void resolve_rows(Batch *batch, Py_ssize_t n_documents, const int64_t **remap, int n_threads) noexcept nogil:
+    """Replace the LOCAL keys of every row by their vocabulary index, and sort the row again."""
+    cdef Py_ssize_t d, j, n
+    cdef uint64_t *row
+    cdef uint64_t key
+    cdef bint moved
+    for d in prange(n_documents, schedule="dynamic", chunksize=256, num_threads=n_threads):
+        row = batch.raw + batch.raw_ptr[d]
+        n = batch.nnz[d]
+        moved = False
+        for j in range(n):
+            key = row[j]
+            if key & LOCAL:
+                row[j] = ((<uint64_t> remap[batch.thread_of[d]][(key >> 32) & 0x7FFFFFFFULL]) << 32) | (
+                    key & 0xFFFFFFFFULL)
+                moved = True
+        if moved and n > 1:
+            sort(row, row + n)
+
+
+cdef void compact_rows(const uint64_t[::1] raw, const int64_t[::1] raw_ptr, const int64_t[::1] indptr,
+                       uint64_t[::1] rows) noexcept nogil:
+    # a copy at memory speed: one thread (a parallel region per batch costs more on a busy machine)
+    cdef Py_ssize_t d
+    for d in range(indptr.shape[0] - 1):
+        if indptr[d + 1] > indptr[d]:
+            memcpy(&rows[indptr[d]], &raw[raw_ptr[d]], (indptr[d + 1] - indptr[d]) * sizeof(uint64_t))
+
+
+ctypedef fused count_t:
+    int32_t
+    int64_t
+    float
+    double
+
+
+cdef struct Row:
+    const uint64_t *entries
+    int64_t length
+
+
+cdef class AllRows:
+    """Every row of a RowCounter's parts, in order, for one parallel pass over all of them."""
+
+    cdef Row *rows
+    cdef Py_ssize_t n_rows
+    cdef list parts  # keeps the arrays alive
+
+    def __cinit__(self, RowCounter counter not None):
+        cdef Py_ssize_t r = 0, d
+        cdef const int64_t[::1] indptr
+        cdef const uint64_t[::1] entries
+        self.parts = list(counter.parts)
+        self.n_rows = sum(part[0].shape[0] - 1 for part in self.parts)
+        self.rows = <Row *> malloc(max(self.n_rows, 1) * sizeof(Row))
+        if self.rows == NULL:
+            raise MemoryError("nbfast.text: cannot allocate the row table")
+        for part_indptr, part_rows in self.parts:
+            indptr = part_indptr
+            entries = part_rows
+            for d in range(indptr.shape[0] - 1):
+                self.rows[r].length = indptr[d + 1] - indptr[d]
+                self.rows[r].entries = &entries[indptr[d]] if self.rows[r].length > 0 else NULL
+                r += 1
+
+    def __dealloc__(self):
+        free(self.rows)
+
+    def kept_per_row(self, const int64_t[::1] new_index, int64_t[::1] kept, int n_threads):
+        """kept[r] = number of entries of row r whose term has new_index >= 0."""
+        cdef Py_ssize_t r, j
+        cdef int64_t n
+        with nogil:
+            for r in prange(self.n_rows, schedule="dynamic", chunksize=1024, num_threads=n_threads):
+                n = 0
+                for j in range(self.rows[r].length):
+                    n = n + (new_index[self.rows[r].entries[j] >> 32] >= 0)
+                kept[r] = n
+
+    def emit(self, const int64_t[::1] new_index, const integral[::1] out_indptr, integral[::1] out_indices,
+             count_t[::1] out_data, bint binary, int n_threads):
+        """Write the rows as CSR rows starting at out_indptr[r], entries in their order: counts (1 when
+        ``binary``), each term k as column new_index[k], dropped when < 0 (out_indptr's differences are
+        then ``kept_per_row``), or as column k when new_index is empty."""
+        cdef Py_ssize_t r, j, dst
+        cdef int64_t column
+        cdef uint64_t entry
+        cdef bint remap = new_index.shape[0] > 0
+        with nogil:
+            for r in prange(self.n_rows, schedule="dynamic", chunksize=1024, num_threads=n_threads):
+                dst = out_indptr[r]
+                for j in range(self.rows[r].length):
+                    entry = self.rows[r].entries[j]
+                    column = new_index[entry >> 32] if remap else <int64_t> (entry >> 32)
+                    if column >= 0:
+                        out_indices[dst] = <integral> column
+                        out_data[dst] = 1 if binary else <count_t> (entry & 0xFFFFFFFFULL)
+                        dst = dst + 1

@@ -1,0 +1,251 @@
+"""What every nbfast vectorizer shares: reading documents in batches, describing a batch
+for the tokenizer kernel (``nbfast._kernels.tokens``), the lowercase table, parameter
+checks, CSR assembly and the fallback to scikit-learn."""
+
+import functools
+from itertools import islice
+from numbers import Integral
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from nbfast import _compat
+from nbfast._kernels import tokens as _tokens
+from nbfast._kernels.threads import effective_n_threads
+
+DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
+INT32_MAX = np.iinfo(np.int32).max
+MAX_CODE_POINT = 0x110000
+MIN_CODE_POINTS_PER_THREAD = 50_000
+EXPANSION = 0x80000000  # lowercase table entries pointing to a multi-code-point expansion
+# scikit-learn's norm options as the codes of the kernels (the Norm enum of nbfast/_kernels/_rows.pxd).
+NORM_CODES = {None: 0, "l1": 1, "l2": 2}
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A parameter of a vectorizer has a wrong type or value (both a ValueError and a TypeError, as
+    scikit-learn's InvalidParameterError)."""
+
+
+# ----------------------------------------------------------------------------- parameters
+def check_positive_int(estimator, name):
+    value = getattr(estimator, name)
+    if not isinstance(value, Integral) or isinstance(value, bool) or value < 1:
+        raise InvalidParameterError(f"{name} must be a positive integer, got {value!r}.")
+
+
+def check_bool(estimator, name):
+    value = getattr(estimator, name)
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidParameterError(
+            f"The {name!r} parameter of {type(estimator).__name__} must be a bool, got {value!r}."
+        )
+
+
+def check_choice(estimator, name, choices, allow_callable=False):
+    value = getattr(estimator, name)
+    if (allow_callable and callable(value)) or any(value is c or (isinstance(value, str) and value == c)
+                                                  for c in choices):
+        return
+    options = ", ".join(repr(c) for c in choices) + (" or a callable" if allow_callable else "")
+    raise InvalidParameterError(f"{name} must be one of {options}; got {value!r}.")
+
+
+def check_ngram_range(estimator):
+    ngram = estimator.ngram_range
+    if (
+        not isinstance(ngram, tuple)
+        or len(ngram) != 2
+        or not all(isinstance(n, Integral) and not isinstance(n, bool) for n in ngram)
+        or not 1 <= ngram[0] <= ngram[1]
+    ):
+        raise InvalidParameterError(
+            f"ngram_range must be a tuple (min_n, max_n) of integers with 1 <= min_n <= max_n, got {ngram!r}."
+        )
+
+
+def check_analyzer_params(estimator):
+    """The options every vectorizer shares with scikit-learn's _VectorizerMixin."""
+    check_choice(estimator, "input", ("content", "filename", "file"))
+    check_choice(estimator, "analyzer", ("word", "char", "char_wb"), allow_callable=True)
+    check_choice(estimator, "decode_error", ("strict", "ignore", "replace"))
+    if not isinstance(estimator.encoding, str):
+        raise InvalidParameterError(f"encoding must be a str, got {estimator.encoding!r}.")
+    if estimator.strip_accents and not callable(estimator.strip_accents):
+        check_choice(estimator, "strip_accents", ("ascii", "unicode", None), allow_callable=True)
+    for name in ("preprocessor", "tokenizer"):
+        if getattr(estimator, name) is not None and not callable(getattr(estimator, name)):
+            raise InvalidParameterError(f"{name} must be a callable or None, got {getattr(estimator, name)!r}.")
+    if estimator.token_pattern is not None and not isinstance(estimator.token_pattern, str):
+        raise InvalidParameterError(f"token_pattern must be a str or None, got {estimator.token_pattern!r}.")
+    check_bool(estimator, "lowercase")
+    check_ngram_range(estimator)
+    check_positive_int(estimator, "batch_size")
+
+
+def uses_native_tokenizer(estimator):
+    """Whether documents go through the kernels' tokenizer: the word analyzer of the default
+    token pattern, no preprocessor, tokenizer or accent stripping, and documents given as content."""
+    return (
+        estimator.input == "content"
+        and isinstance(estimator.analyzer, str)
+        and estimator.analyzer == "word"
+        and estimator.preprocessor is None
+        and estimator.tokenizer is None
+        and not estimator.strip_accents
+        and estimator.token_pattern == DEFAULT_TOKEN_PATTERN
+    )
+
+
+def sklearn_class(name, estimator, native):
+    """scikit-learn's ``sklearn.feature_extraction.text.<name>``, for what nbfast does not implement."""
+    text = _compat.require("sklearn.feature_extraction.text", "sklearn",
+                           f"nbfast.text.{type(estimator).__name__} beyond {native}")
+    return vars(text)[name]
+
+
+# ----------------------------------------------------------------------------- documents
+def check_not_string(X):
+    if isinstance(X, str):
+        raise ValueError("Iterable over raw text documents expected, string object received.")
+
+
+def batches(X, batch_size):
+    """The documents of the iterable X, ``batch_size`` at a time, as lists."""
+    documents = iter(X)
+    while chunk := list(islice(documents, batch_size)):
+        yield chunk
+
+
+def decode(doc, encoding, decode_error):
+    """A document as str, the way scikit-learn's ``decode`` takes it."""
+    if isinstance(doc, bytes):
+        return doc.decode(encoding, decode_error)
+    if isinstance(doc, str):
+        return doc
+    if doc is np.nan:
+        raise ValueError("np.nan is an invalid document, expected byte or unicode string.")
+    raise TypeError(f"Documents must be str or bytes, got {type(doc).__name__}.")
+
+
+class DocumentBatch(NamedTuple):
+    """A list of documents described for the kernels."""
+
+    documents: list  # the str (they must stay alive while the kernels read them)
+    keep_alive: list  # documents lowercased by Python
+    views: _tokens.Documents  # what the kernels read
+    n_threads: int
+    max_tokens: np.ndarray  # per document, an upper bound on its tokens
+
+    def feature_slots(self, ngram_range):
+        """Per document, the offset of a slot that holds all its n-grams (n_documents + 1 entries)."""
+        min_n, max_n = ngram_range
+        slots = sum(np.maximum(self.max_tokens - (n - 1), 0) for n in range(min_n, max_n + 1))
+        raw_ptr = np.zeros(len(self.documents) + 1, dtype=np.int64)
+        np.cumsum(slots, out=raw_ptr[1:])
+        return raw_ptr
+
+
+def prepare_documents(documents, lowercase, encoding, decode_error):
+    """Describe a non-empty list of documents (str, or bytes decoded as scikit-learn does) for the kernels."""
+    if not all(type(doc) is str for doc in documents):
+        documents = [decode(doc, encoding, decode_error) for doc in documents]
+    n_documents = len(documents)
+    data = np.empty(n_documents, dtype=np.uint64)  # buffer address
+    kind = np.empty(n_documents, dtype=np.uint8)  # bytes per code point
+    length = np.empty(n_documents, dtype=np.int64)  # length in code points
+    lower = np.empty(n_documents, dtype=np.uint8)  # lowercase in the kernel
+    keep_alive = _tokens.document_views(documents, bool(lowercase), data, kind, length, lower)
+    table = lowercase_table() if lowercase else _IDENTITY_TABLE
+    # a thread per MIN_CODE_POINTS_PER_THREAD: small batches do not pay for waking threads
+    n_threads = int(min(effective_n_threads(), 1 + length.sum() // MIN_CODE_POINTS_PER_THREAD))
+    # k tokens of >= 2 word characters need 3k - 1 code points after lowercasing
+    max_tokens = (length * table.max_code_points + 1) // 3
+    views = _tokens.Documents(
+        data, kind, length, lower, *table.arrays, int(max_tokens.max()), int(length.max()) * table.max_utf8_bytes
+    )
+    return DocumentBatch(documents, keep_alive, views, n_threads, max_tokens)
+
+
+class _LowercaseTable(NamedTuple):
+    """Per-code-point lowercase for the kernels (see ``nbfast._kernels.tokens.Tables``)."""
+
+    arrays: tuple  # (stage1 uint16, stage2 uint32, expansions uint32)
+    max_code_points: int  # code points one code point can become
+    max_utf8_bytes: int  # UTF-8 bytes one code point can become
+
+
+_IDENTITY_TABLE = _LowercaseTable(
+    (np.zeros(1, dtype=np.uint16), np.zeros(1, dtype=np.uint32), np.zeros(1, dtype=np.uint32)), 1, 4
+)
+
+
+@functools.cache
+def lowercase_table():
+    """What ``str.lower`` makes of each code point alone, as a two-stage table.
+
+    Built from ``str.lower`` itself, on one string holding every code point between
+    NUL separators (NUL is neither cased nor case-ignorable, so no code point sees
+    another).  U+03A3 depends on its context and is never looked up (documents
+    containing it are lowercased by ``str.lower``).
+    """
+    codes = np.arange(MAX_CODE_POINT, dtype=np.uint32)
+    probe = codes.copy()
+    probe[0] = ord(" ")
+    probe[0xD800:0xE000] = ord(" ")  # surrogates: no case, and not encodable
+    spaced = np.zeros(2 * MAX_CODE_POINT, dtype=np.uint32)
+    spaced[0::2] = probe
+    lowered = np.frombuffer(
+        spaced.tobytes().decode("utf-32-le").lower().encode("utf-32-le"), dtype=np.uint32
+    )
+    ends = np.flatnonzero(lowered == 0)
+    starts = np.concatenate([[0], ends[:-1] + 1])
+    sizes = ends - starts
+    if len(ends) != MAX_CODE_POINT or sizes.min() < 1 or sizes.max() > 3:
+        raise RuntimeError("nbfast.text: unexpected result of str.lower while building the lowercase table")
+    value = np.where(lowered[starts] == probe, 0, lowered[starts]).astype(np.uint32)
+    expanded = np.flatnonzero(sizes > 1)
+    expansions = np.zeros((len(expanded) + 1, 4), dtype=np.uint32)
+    max_utf8_bytes = 4
+    for k, c in enumerate(expanded):
+        mapped = lowered[starts[c] : ends[c]]
+        expansions[k, 0] = len(mapped)
+        expansions[k, 1 : 1 + len(mapped)] = mapped
+        value[c] = EXPANSION | k
+        max_utf8_bytes = max(max_utf8_bytes, len(mapped.tobytes().decode("utf-32-le").encode("utf-8")))
+    value[:0x80] = 0  # ASCII is lowercased by the kernel directly
+    blocks = value.reshape(-1, 256)
+    used = np.flatnonzero(blocks.any(axis=1))
+    stage1 = np.zeros(len(blocks), dtype=np.uint16)
+    stage1[used] = np.arange(1, len(used) + 1)
+    stage2 = np.concatenate([np.zeros((1, 256), dtype=np.uint32), blocks[used]]).ravel()
+    return _LowercaseTable((stage1, stage2, expansions.ravel()), int(sizes.max()), max_utf8_bytes)
+
+
+# ----------------------------------------------------------------------------- CSR
+def index_dtype_for(nnz):
+    """scipy's choice of index dtype for ``nnz`` stored entries."""
+    return np.int32 if nnz <= INT32_MAX else np.int64
+
+
+def stack_rows(parts):
+    """Concatenate CSR batches row-wise (scipy keeps int32 indices while they fit, as the kernels do)."""
+    return parts[0] if len(parts) == 1 else sp.vstack(parts, format="csr")
+
+
+def csr(data, indices, indptr, shape):
+    """A csr_matrix of these buffers, as they are (scipy's constructor may downcast the index dtype)."""
+    X = sp.csr_matrix((data, indices, indptr), shape=shape, copy=False)
+    X.indices, X.indptr = indices, indptr
+    return X
+
+
+def as_configured_sparse(X):
+    """X as csr_array when scikit-learn is configured with sparse_interface="sparray", else csr_matrix."""
+    interface = _compat.get_config().get("sparse_interface")
+    if interface == "sparray":
+        return sp.csr_array(X)
+    if interface == "spmatrix" and not isinstance(X, sp.spmatrix):
+        return sp.csr_matrix(X)
+    return X
