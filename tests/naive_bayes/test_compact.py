@@ -10,6 +10,7 @@ import scipy.sparse as sp
 import nbfast
 from nbfast.datasets import make_documents
 from nbfast.naive_bayes import _compact
+from nbfast.naive_bayes._calibrated import other_folds_model, out_of_fold_jll
 from nbfast.naive_bayes._compact import CompactTable, SparseCounts
 
 sk_nb = pytest.importorskip("sklearn.naive_bayes")
@@ -248,6 +249,56 @@ def test_pickle_and_attributes(name, corpus):
     assert_same_predictions(compact, dense, X_test)
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_out_of_fold_scores_subtract_compact_statistics(name, corpus):
+    """Calibration's model of the other folds: the full statistics minus a fold's, compact as well."""
+    X, y, X_test = corpus
+    fold = np.arange(X.shape[0]) % 3 == 0
+    others = {}
+    for kind in ("compact", "dense"):
+        with represented(kind):
+            estimator = getattr(nbfast, name)()
+            full = estimator.fit(X, y)
+            part = getattr(nbfast, name)().partial_fit(X[fold], y[fold], classes=full.classes_)
+            others[kind] = other_folds_model(full, [part], 0)
+        assert others[kind]._is_compact() == (kind == "compact")
+    np.testing.assert_array_equal(others["compact"].feature_count_, others["dense"].feature_count_)
+    assert_same_predictions(others["compact"], others["dense"], X_test)
+    with represented("compact"):
+        _, jll = out_of_fold_jll(getattr(nbfast, name)(), X, y, 3)
+    with represented("dense"):
+        _, expected = out_of_fold_jll(getattr(nbfast, name)(), X, y, 3)
+    np.testing.assert_allclose(jll, expected, rtol=TOLERANCE, atol=0)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_semi_supervised_em_from_a_compact_model(name, corpus):
+    """EM's first model (the labelled rows) is compact; soft labels reach every class, so the M-steps are dense."""
+    X, y, X_test = corpus
+    y_partial = np.where(np.arange(X.shape[0]) % 4 == 0, y, -1)
+    models = {}
+    for kind in ("compact", "dense"):
+        with represented(kind):
+            models[kind] = nbfast.SemiSupervisedNB(getattr(nbfast, name)(), max_iter=3).fit(X, y_partial)
+    np.testing.assert_allclose(models["compact"].log_likelihood_, models["dense"].log_likelihood_, rtol=TOLERANCE)
+    assert_same_predictions(models["compact"], models["dense"], X_test)
+
+
+def assert_same_top_features(ours, theirs):
+    np.testing.assert_array_equal(ours.features, theirs.features)
+    np.testing.assert_array_equal(ours.categories, theirs.categories)
+    np.testing.assert_allclose(ours.scores, theirs.scores, rtol=TOLERANCE, atol=TOLERANCE)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_explain_and_top_features(name, corpus):
+    X, y, X_test = corpus
+    compact, dense = fit_both(name, {}, X, y)
+    ours, theirs = nbfast.explain(compact, X_test[:20]), nbfast.explain(dense, X_test[:20])
+    np.testing.assert_allclose(ours.terms.toarray(), theirs.terms.toarray(), rtol=TOLERANCE, atol=TOLERANCE)
+    assert_same_top_features(nbfast.top_features(compact, n=5), nbfast.top_features(dense, n=5))
+
+
 # ------------------------------------------------------------------ the structures
 def test_sparse_counts_round_trip():
     rng = np.random.default_rng(0)
@@ -386,3 +437,11 @@ def test_categorical_automatic_choice_and_threads(categories, n_threads_limit):
             results.append((model.predict_proba(X_test), model.predict_joint_log_proba(X_test)))
     for a, b in zip(*results):
         np.testing.assert_array_equal(a, b)
+
+
+def test_categorical_explain_and_top_features(categories):
+    X, y, X_test = categories
+    compact, dense = fit_both("CategoricalNB", {"max_categories": 4}, X, y)
+    ours, theirs = nbfast.explain(compact, X_test[:20]), nbfast.explain(dense, X_test[:20])
+    np.testing.assert_allclose(ours.terms.toarray(), theirs.terms.toarray(), rtol=TOLERANCE, atol=TOLERANCE)
+    assert_same_top_features(nbfast.top_features(compact, n=5), nbfast.top_features(dense, n=5))

@@ -129,6 +129,9 @@ def _saved_with(counts_edit, tmp_path, **params):
         (lambda p, c, v: (p[:-1], c, v), "indptr of shape"),
         (lambda p, c, v: (p, c, v[:-1]), "indptr of shape"),
         (lambda p, c, v: (p, c.astype(np.float64), v), "integer"),
+        (lambda p, c, v: (p, c, -v), "finite non-negative counts"),
+        (lambda p, c, v: (p, c, np.where(np.arange(v.size) == 3, np.nan, v)), "finite non-negative counts"),
+        (lambda p, c, v: (p, c, np.where(np.arange(v.size) == 3, np.inf, v)), "finite non-negative counts"),
     ],
 )
 def test_inconsistent_compact_statistics_are_refused(edit, message, tmp_path):
