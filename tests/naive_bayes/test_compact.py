@@ -390,11 +390,12 @@ def assert_same_categorical(compact, dense, X_test, tolerance=TOLERANCE):
                                     {"fit_prior": False, "max_categories": 5}],
                          ids=["default", "max3", "min4", "no-prior"])
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
-def test_categorical_compact_matches_dense(params, weighted, categories):
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_categorical_compact_matches_dense(params, weighted, dtype, categories):
     X, y, X_test = categories
     weight = np.random.default_rng(4).uniform(0.2, 3, size=X.shape[0]) if weighted else None
-    compact, dense = fit_both("CategoricalNB", params, X, y, sample_weight=weight)
-    assert_same_categorical(compact, dense, X_test)
+    compact, dense = fit_both("CategoricalNB", params, X.astype(dtype), y, sample_weight=weight)
+    assert_same_categorical(compact, dense, X_test.astype(dtype))
     X_unseen = X_test.copy()
     X_unseen.data = X_unseen.data + 7  # categories never seen in training
     assert_same_predictions(compact, dense, X_unseen)
