@@ -733,6 +733,8 @@ class ComplementNB(_CountNB):
             return CompactTable(counts.indptr, counts.classes, deviation, log_total, base=-log_all), 0.0
         # w_ci / Z_c with Z_c = sum_i log w_ci = sum_i log F~_i - sum_{stored} deviation - n_features log S_c
         norm = np.sum(log_all) - counts.sum_by_class(deviation) - counts.n_features * log_total
+        if np.any(norm == 0):  # degenerate (one feature: every w_ci = 1): the dense table's NaN, where x_j > 0 only
+            return self._dense_terms(self._log_prob_table)
         return CompactTable(counts.indptr, counts.classes, -deviation / norm[counts.classes], -log_total / norm,
                             1.0 / norm, log_all), 0.0
 

@@ -446,3 +446,13 @@ def test_categorical_explain_and_top_features(categories):
     ours, theirs = nbfast.explain(compact, X_test[:20]), nbfast.explain(dense, X_test[:20])
     np.testing.assert_allclose(ours.terms.toarray(), theirs.terms.toarray(), rtol=TOLERANCE, atol=TOLERANCE)
     assert_same_top_features(nbfast.top_features(compact, n=5), nbfast.top_features(dense, n=5))
+
+
+def test_degenerate_normalized_complement_scores_as_dense():
+    """One feature: every normalized ComplementNB weight is 0 / 0; rows without it score as the dense model's."""
+    X, y = np.array([[1.0], [0.0], [2.0]]), np.array([0, 1, 1])
+    compact, dense = fit_both("ComplementNB", {"alpha": 0.1, "norm": True}, X, y)
+    assert compact._is_compact()
+    X_test = np.zeros((2, 1))
+    np.testing.assert_array_equal(compact.predict_proba(X_test), dense.predict_proba(X_test))
+    np.testing.assert_array_equal(compact.predict(X_test), dense.predict(X_test))
