@@ -84,7 +84,7 @@ def expected_calibration_error(proba, y_true, classes, n_bins=15):
 
     Rows are binned by their confidence (the largest posterior) into
     ``n_bins`` equal-width bins; the error is the average over bins of
-    |accuracy - mean confidence|, weighted by the bins' shares of the rows
+    ``|accuracy - mean confidence|``, weighted by the bins' shares of the rows
     (Naeini et al., AAAI 2015; Guo et al., ICML 2017).
 
     Parameters

@@ -232,7 +232,7 @@ class Evaluation:
     expected_calibration_error : float
         How far the confidence of the predictions (their largest posterior)
         is from their accuracy: the mean over 15 equal-width bins of
-        confidence of |accuracy - mean confidence|, weighted by the bins'
+        confidence of ``|accuracy - mean confidence|``, weighted by the bins'
         rows; 0 for calibrated posteriors (see :func:`nbfast.calibrate`).
     reliability : dict
         The reliability diagram it summarizes: ``bin_edges`` (16), and per bin
@@ -365,8 +365,8 @@ class Evaluation:
         return lines
 
     # ------------------------------------------------------------------ plot
-    def plot(self, path, *, title=None):
-        """Draw the confusion matrix, normalized per true label, and the reliability diagram to an image file.
+    def plot(self, path=None, *, title=None):
+        """Draw the confusion matrix, normalized per true label, and the reliability diagram.
 
         Needs matplotlib.  The confusion matrix is readable from 2 to 60
         labels: every label is named, cells are annotated up to 15 labels;
@@ -376,11 +376,17 @@ class Evaluation:
 
         Parameters
         ----------
-        path : str or path-like
+        path : str or path-like, default=None
             The image file (``.png``, ``.svg``, ``.pdf``: matplotlib's formats).
         title : str, default=None
             The figure's title (default: the number of rows, the accuracy and
             the expected calibration error).
+
+        Returns
+        -------
+        figure : matplotlib.figure.Figure or None
+            Without ``path``, the figure, open (to show in a notebook or draw
+            on); with ``path``, None: the figure is written and closed.
         """
         plt = pyplot("Evaluation.plot")
         size = float(np.clip(2.5 + 0.22 * len(self.labels), 4.5, 16.0))
@@ -392,9 +398,14 @@ class Evaluation:
             fig.suptitle(title or f"{self.n_samples:,} rows: accuracy {self.accuracy:.3f}, "
                                   f"expected calibration error {self.expected_calibration_error:.3f}", fontsize=11)
             fig.tight_layout()
+            if path is None:
+                return fig
             fig.savefig(path, dpi=100)
-        finally:
+        except BaseException:
             plt.close(fig)
+            raise
+        plt.close(fig)
+        return None
 
     def _draw_confusion(self, fig, ax):
         counts = self.confusion_matrix.astype(np.float64)

@@ -249,3 +249,13 @@ def test_plot_is_drawn_and_not_empty(tmp_path, n_classes):
     assert pixels.shape[0] > 200 and pixels.shape[1] > 200
     assert len(np.unique(pixels.reshape(-1, pixels.shape[-1]), axis=0)) > 10  # more than a blank canvas
 
+
+
+def test_plot_without_a_path_returns_the_open_figure():
+    plt = pytest.importorskip("matplotlib.pyplot")
+    X, y = data_for("MultinomialNB", n_samples=60, n_classes=3)
+    figure = nbfast.evaluate(nbfast.MultinomialNB().fit(X, y), X, y).plot()
+    try:
+        assert plt.fignum_exists(figure.number) and len(figure.axes) == 3  # matrix, its colour bar, reliability
+    finally:
+        plt.close(figure)

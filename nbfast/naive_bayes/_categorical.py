@@ -129,7 +129,7 @@ class CategoricalNB(_BaseDiscreteNB):
         Read-only; an assigned array is checked (counts >= 1) and copied.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of features seen during fit, when X has string column names.
 
     Notes

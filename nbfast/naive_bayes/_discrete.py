@@ -262,7 +262,7 @@ class MultinomialNB(_BaseDiscreteNB):
         log P(x_i | y) = log((N_yi + alpha_i) / (N_y + sum(alpha))).
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of features seen during fit, when X has string column names.
 
     Examples
@@ -329,7 +329,7 @@ class BernoulliNB(_BaseDiscreteNB):
         log theta_ci = log((N_ci + alpha) / (N_c + 2 alpha)).
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of features seen during fit, when X has string column names.
 
     Examples
@@ -474,7 +474,7 @@ class ComplementNB(_BaseDiscreteNB):
         Empirical weights for class complements.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of features seen during fit, when X has string column names.
 
     References
@@ -570,7 +570,7 @@ class PoissonNB(_BaseDiscreteNB):
         probability: it is the weight of one count of feature i in class c).
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of features seen during fit, when X has string column names.
 
     Notes

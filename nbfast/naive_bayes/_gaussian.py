@@ -158,7 +158,7 @@ class GaussianNB(_BaseNB):
         Absolute additive value to variances.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of features seen during fit, when X has string column names.
     var_ : ndarray of shape (n_classes, n_features)
         Variance of each feature per class (pooled as ``variance`` says), plus

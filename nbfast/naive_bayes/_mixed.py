@@ -168,7 +168,7 @@ class MixedNB(_BaseComposition, _BaseNB):
         The column indices of each part.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of features seen during fit, when X has string column names.
 
     Notes
