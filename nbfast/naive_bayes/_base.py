@@ -151,6 +151,22 @@ def single_precision_table(table):
     return SinglePrecisionTable(single, 2.0**-23 * largest, float(np.abs(table).max(initial=0.0)) + largest)
 
 
+#: Tables derived from a model's fitted table for missing values (missing="ignore"), kept outside the estimators
+#: as the float32 tables are.
+_MISSING_ROWS_CACHE = weakref.WeakKeyDictionary()
+
+
+def with_missing_rows(model, table, missing_rows):
+    """``table`` (n_rows, n_classes) with ``missing_rows()`` (n_features, n_classes) stacked under it, built once
+    per fitted table: a missing x_j becomes an entry of value 1 in column n_rows + j, whose row takes back the
+    term of feature j that the bias holds.  ``table`` is never modified in place, so it keys the cache."""
+    cached = _MISSING_ROWS_CACHE.get(model)
+    if cached is None or cached[0]() is not table:
+        cached = (weakref.ref(table), np.ascontiguousarray(np.vstack([table, missing_rows()])))
+        _MISSING_ROWS_CACHE[model] = cached
+    return cached[1]
+
+
 def log_normalize(log_scores, *, log=False):
     """Rows of unnormalized log-scores to posteriors (or log-posteriors), by a stable logsumexp.
 
@@ -769,7 +785,10 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         exact = self._score_outside_the_linear_form(X, mode)
         if exact is not None:
             return exact
-        table, bias, binarize, threshold = self._linear_terms()
+        return self._score_linear(X, mode, *self._linear_terms())
+
+    def _score_linear(self, X, mode, table, bias, binarize, threshold):
+        """Run the fused kernel in ``mode`` on validated CSR X, with this (n_features, n_classes) table and bias."""
         bias = np.ascontiguousarray(bias, dtype=np.float64)
         check_scoring_table(table, bias, X.shape[1], len(self.classes_), self._log_prior())
         n_samples = X.shape[0]
