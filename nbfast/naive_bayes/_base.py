@@ -167,6 +167,29 @@ def with_missing_rows(model, table, missing_rows):
     return cached[1]
 
 
+def split_missing(X):
+    """(X with its NaN entries stored as 0, the (n_samples, n_features) CSR indicator of those entries) for
+    validated CSR ``X``: both on X's indices and indptr, nothing densified."""
+    missing = np.isnan(X.data)
+    observed = type(X)((np.where(missing, 0.0, X.data).astype(X.dtype), X.indices, X.indptr), shape=X.shape)
+    indicator = type(X)((missing.astype(np.float64), X.indices, X.indptr), shape=X.shape)
+    for matrix in (observed, indicator):
+        matrix.indices, matrix.indptr = X.indices, X.indptr  # scipy may downcast them
+    return observed, indicator
+
+
+def missing_as_columns(X, binarize, threshold):
+    """Validated CSR ``X`` as the (n_samples, 2 n_features) matrix that a table from :func:`with_missing_rows`
+    scores: f(x) of each observed entry in its column j, 1 for a NaN entry in column n_features + j."""
+    missing = np.isnan(X.data)
+    values = (X.data > threshold).astype(np.float64) if binarize else X.data
+    data = np.where(missing, 1.0, values).astype(X.dtype, copy=False)
+    indices = np.where(missing, X.indices.astype(np.int64) + X.shape[1], X.indices)
+    matrix = sp.csr_array((data, indices, X.indptr.astype(np.int64)), shape=(X.shape[0], 2 * X.shape[1]), copy=False)
+    matrix.indices, matrix.indptr = indices, X.indptr.astype(np.int64)
+    return matrix
+
+
 def log_normalize(log_scores, *, log=False):
     """Rows of unnormalized log-scores to posteriors (or log-posteriors), by a stable logsumexp.
 
