@@ -434,6 +434,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
     #: weighted number of observed values of each feature per class: a statistic (partial_fit, merge) and an
     #: optional fitted attribute (persistence), absent from models fitted without missing values.
     _keeps_observed_count = False
+    #: Whether the estimator takes ``missing`` ("error" or "ignore"): MixedNB passes its own to such parts.
+    _takes_missing = False
 
     # --------------------------------------------------------- statistics
     def _validate_params(self, n_features, n_classes):

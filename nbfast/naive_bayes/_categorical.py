@@ -165,6 +165,7 @@ class CategoricalNB(_BaseDiscreteNB):
     """
 
     _stat_names = ("class_count_", "_category_counts")
+    _takes_missing = True
     _fitted_attributes = (
         "classes_", "n_features_in_", "class_count_", "n_categories_", "category_count_",
         "class_log_prior_", "feature_log_prob_",

@@ -374,6 +374,7 @@ class BernoulliNB(_BaseDiscreteNB):
 
     _non_negative = False
     _keeps_observed_count = True
+    _takes_missing = True
 
     def __init__(self, *, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True, class_prior=None,
                  missing="error"):

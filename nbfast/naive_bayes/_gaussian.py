@@ -216,6 +216,7 @@ class GaussianNB(_BaseNB):
 
     _prior_param = "priors"
     _keeps_observed_count = True
+    _takes_missing = True
 
     def __init__(self, *, priors=None, var_smoothing=1e-9, variance="class_feature", ddof=0, missing="error"):
         self.priors = priors
