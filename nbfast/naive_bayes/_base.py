@@ -943,5 +943,9 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         tags.input_tags.positive_only = self._non_negative
+        try:
+            tags.input_tags.allow_nan = self._ignores_missing()
+        except ValueError:  # an invalid ``missing``: refused at fit
+            tags.input_tags.allow_nan = False
         tags.classifier_tags.poor_score = True
         return tags
