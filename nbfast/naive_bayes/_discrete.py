@@ -29,8 +29,10 @@ from nbfast.naive_bayes._base import (
     _BaseNB,
     class_log_prior,
     missing_as_columns,
+    pair_terms,
     scores_from_joint_log_likelihood,
     split_missing,
+    terms_matrix,
     with_missing_rows,
 )
 
@@ -162,6 +164,9 @@ class _BaseDiscreteNB(_BaseNB):
         return False, 0.0
 
     def _soft_label_accumulator(self, X):
+        if self._ignores_missing():
+            raise TypeError(f"{type(self).__name__} with missing='ignore' does not learn from soft labels "
+                            "(semi-supervised EM): its observed counts are not kept per soft label.")
         binarize, threshold = self._kernel_threshold()
         accumulate = soft_class_counts(X, binarize=binarize, threshold=threshold)
         return lambda stats, class_weight: accumulate(class_weight, stats["class_count_"], stats["feature_count_"])
@@ -464,13 +469,27 @@ class BernoulliNB(_BaseDiscreteNB):
         binarize, threshold = self._kernel_threshold()
         return self._presence_table, self.class_log_prior_ + self._log_absent_sum, binarize, threshold
 
+    def _missing_scoring(self, X):
+        """(X as :func:`missing_as_columns` makes it, the stacked table, the bias) with missing values: a missing
+        x_i scores -log(1 - theta_i), taking back the absence term the bias holds."""
+        table, bias, binarize, threshold = self._linear_terms()
+        stacked = with_missing_rows(self, table, lambda: -np.log1p(-np.exp(self._log_prob_table)))
+        return missing_as_columns(X, binarize, threshold), stacked, bias
+
     def _score(self, X, mode):
         if not self._ignores_missing():
             return super()._score(X, mode)
-        # A missing x_i scores -log(1 - theta_i): it takes back the absence term the bias holds.
-        table, bias, binarize, threshold = self._linear_terms()
-        stacked = with_missing_rows(self, table, lambda: -np.log1p(-np.exp(self._log_prob_table)))
-        return self._score_linear(missing_as_columns(X, binarize, threshold), mode, stacked, bias, False, 0.0)
+        exact = self._score_outside_the_linear_form(X, mode)
+        if exact is not None:
+            return exact
+        columns, stacked, bias = self._missing_scoring(X)
+        return self._score_linear(columns, mode, stacked, bias, False, 0.0)
+
+    def _pair_terms(self, X, first, second):
+        if not self._ignores_missing():
+            return super()._pair_terms(X, first, second)
+        terms, constant = pair_terms(*self._missing_scoring(X), first, second)  # entry k of X is entry k there
+        return terms_matrix(X, terms), constant
 
     def _linear_in_binarized_x(self):
         return self.binarize is not None
@@ -492,17 +511,18 @@ class BernoulliNB(_BaseDiscreteNB):
         if not np.isneginf(self._log_absent_sum).any():
             return None
         binarize, threshold = self._kernel_threshold()
+        X, missing = split_missing(X)  # no missing value is an absence
+        X = X.copy()  # its own indices: eliminate_zeros works in place
         if binarize:
-            X = X.copy()
             X.data = (X.data > threshold).astype(np.float64)
-            X.eliminate_zeros()  # 0 * log theta = 0 even where log theta = -inf
+        X.eliminate_zeros()  # 0 * log theta = 0 even where log theta = -inf
         table = self._log_prob_table
         with np.errstate(divide="ignore"):
             log_absent = np.log1p(-np.exp(table))
         certain = np.isneginf(log_absent)
         log_absent[certain] = 0.0
-        jll = X @ (table - log_absent) + (self.class_log_prior_ + log_absent.sum(axis=0))
-        jll[X @ certain.astype(np.float64) < certain.sum(axis=0)] = -np.inf
+        jll = X @ (table - log_absent) - missing @ log_absent + (self.class_log_prior_ + log_absent.sum(axis=0))
+        jll[(X + missing) @ certain.astype(np.float64) < certain.sum(axis=0)] = -np.inf
         return scores_from_joint_log_likelihood(jll, mode)
 
 

@@ -343,7 +343,7 @@ class GaussianNB(_BaseNB):
         dof = np.maximum(count - self.ddof, 0)
         scale = np.divide(dof, count, out=np.ones_like(count), where=count > 0)
         self._var = var
-        self._raw_var = per_feature(scale, var.shape) * (var - self.epsilon_)
+        self._raw_var = (scale[:, None] if scale.ndim == 1 else scale) * (var - self.epsilon_)  # shapes: checked later
         self._seen_count, self._seen_mean, self._seen_var = pool_groups(count, self.theta_, self._raw_var)
 
     @classmethod
@@ -420,8 +420,17 @@ class GaussianNB(_BaseNB):
         mean, half_inv_var, bias = self._scoring_terms(X.shape[1])
         with np.errstate(invalid="ignore"):
             # the all-zero row scores bias - sum_j mean^2 / (2 var); a stored x adds x mean / var - x^2 / (2 var)
-            zero_row = bias - (mean * mean * half_inv_var).sum(axis=0)
+            zero_terms = mean * mean * half_inv_var
+            zero_row = bias - zero_terms.sum(axis=0)
             terms, constant = pair_terms(X, 2.0 * mean * half_inv_var, zero_row, first, second, square=-half_inv_var)
+        if self._ignores_missing():
+            # a missing x_j takes back feature j's terms in the all-zero row: 0.5 log(2 pi var) + mean^2 / (2 var)
+            missing = np.flatnonzero(np.isnan(X.data))
+            row = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))[missing]
+            with np.errstate(divide="ignore"):
+                restore = 0.5 * np.log(np.pi / half_inv_var) + zero_terms
+            feature = X.indices[missing]
+            terms[missing] = restore[feature, first[row]] - restore[feature, second[row]]
         return terms_matrix(X, terms), constant
 
     def _feature_scores(self):

@@ -43,15 +43,17 @@ def numpy_jll(name, X, y, sample_weight=None, alpha=1.0):
             terms = -0.5 * np.log(2 * np.pi * var[c]) - (x - mean[c]) ** 2 / (2 * var[c])
             jll[:, c] += np.where(observed, terms, 0.0).sum(axis=1)
     elif name == "BernoulliNB":
-        present = (x > 0) & observed
-        theta = (Y.T @ present + alpha) / (N + 2 * alpha)
-        jll += present @ np.log(theta).T + (observed & ~present) @ np.log(1 - theta).T
+        present = x > 0
+        theta = (Y.T @ (present & observed) + alpha) / (N + 2 * alpha)
+        for c in range(len(N)):  # selected terms only: log 0 where the feature is missing is no term
+            terms = np.where(present, np.log(theta[c]), np.log1p(-theta[c]))
+            jll[:, c] += np.where(observed, terms, 0.0).sum(axis=1)
     else:
         for j in range(X.shape[1]):
             n_categories = int(np.nanmax(X[:, j])) + 1
             one_hot = np.eye(n_categories)[x[:, j].astype(int)] * observed[:, j, None]
             log_p = np.log((Y.T @ one_hot + alpha) / (N[:, j, None] + alpha * n_categories))
-            jll += one_hot @ log_p.T
+            jll += np.where(observed[:, j, None], log_p[:, x[:, j].astype(int)].T, 0.0)
     return jll
 
 
@@ -293,3 +295,30 @@ def test_sklearn_compatibility_of_mixednb_with_missing_ignore():
     from sklearn.utils.estimator_checks import check_estimator
 
     check_estimator(MixedNB([("numbers", GaussianNB(), slice(None))], missing="ignore"))
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+@pytest.mark.parametrize("container", ["dense", "csr_array"])
+def test_explanations_of_rows_with_missing_values_add_up(name, container):
+    X, y = data_with_missing(name)
+    X = CONTAINERS[container](X)
+    model = ESTIMATORS[name](missing="ignore").fit(X, y)
+    explanation = nbfast.explain(model, X[:40])
+    jll = model.predict_joint_log_proba(X[:40])
+    rows = np.arange(40)
+    first = np.searchsorted(model.classes_, explanation.predicted)
+    second = np.searchsorted(model.classes_, explanation.runner_up)
+    np.testing.assert_allclose(explanation.difference, jll[rows, first] - jll[rows, second], rtol=1e-9, atol=1e-9)
+    total = explanation.prior + explanation.baseline + np.asarray(explanation.terms.sum(axis=1)).ravel()
+    np.testing.assert_allclose(total, explanation.difference, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["CategoricalNB", "BernoulliNB"])
+def test_alpha_zero_with_missing_values_equals_the_numpy_reference(name):
+    X, y = data_with_missing(name)
+    X[y == 0, 0] = 0.0  # feature 0 is always 0 (absent) in class 0: probability 0 of anything else there
+    model = ESTIMATORS[name](missing="ignore", alpha=0.0).fit(X, y)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = numpy_jll(name, X, y, alpha=0.0)
+    np.testing.assert_allclose(model.predict_joint_log_proba(X), expected, rtol=1e-9)
+    assert np.isneginf(model.predict_joint_log_proba(X)).any()
