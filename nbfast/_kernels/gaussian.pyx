@@ -134,67 +134,76 @@ def class_moments_dense(
     is that of its observed values (written to ``observed``), not the class's.
     """
     cdef Py_ssize_t n_samples = X.shape[0]
+    cdef Py_ssize_t n_classes = mean.shape[0]
     cdef Py_ssize_t n_features = mean.shape[1]
     cdef Py_ssize_t n_bands = max(1, min(<Py_ssize_t> n_threads, n_features // FEATURE_BLOCK))
-    cdef Py_ssize_t band, start, stop
-    cdef bint skip_nan = observed.shape[0] > 0
-
-    with nogil:
-        for band in prange(n_bands, schedule="static", num_threads=n_threads):
-            start = band * n_features // n_bands
-            stop = (band + 1) * n_features // n_bands
-            _moments_band(X, y_index, sample_weight, class_weight, mean, var, observed, skip_nan, start, stop)
-
-
-cdef inline void _moments_band(
-    const floating[:, ::1] X, const Py_ssize_t[::1] y_index, const double[::1] sample_weight,
-    const double[::1] class_weight, double[:, ::1] mean, double[:, ::1] var, double[:, ::1] observed,
-    bint skip_nan, Py_ssize_t start, Py_ssize_t stop,
-) noexcept nogil:
-    """Features [start, stop) of ``class_moments_dense``.
-
-    ``skip_nan`` is the same for every element: the compiler (-O3) moves the
-    test out of the loops, so that the loops without it stay vectorized.
-    """
-    cdef Py_ssize_t i, j, c
+    cdef Py_ssize_t band, c, i, j, start, stop
     cdef bint weighted = sample_weight.shape[0] > 0
+    cdef bint skip_nan = observed.shape[0] > 0
     cdef double w, d, n
     cdef const floating *row
     cdef double *mu
     cdef double *v
-    cdef double *o = NULL
-    for i in range(X.shape[0]):
-        w = sample_weight[i] if weighted else 1.0
-        row = &X[i, 0]
-        mu = &mean[y_index[i], 0]
-        if skip_nan:
-            o = &observed[y_index[i], 0]
-        for j in range(start, stop):
-            if skip_nan:
-                if row[j] != row[j]:
+
+    # skip_nan is tested once per row: the loops over a row's features without missing values have no test
+    # inside, and stay vectorized.
+    with nogil:
+        for band in prange(n_bands, schedule="static", num_threads=n_threads):
+            start = band * n_features // n_bands
+            stop = (band + 1) * n_features // n_bands
+            for i in range(n_samples):
+                w = sample_weight[i] if weighted else 1.0
+                row = &X[i, 0]
+                mu = &mean[y_index[i], 0]
+                if skip_nan:
+                    _add_observed(row, w, mu, &observed[y_index[i], 0], start, stop)
                     continue
-                o[j] += w
+                for j in range(start, stop):
+                    mu[j] += w * row[j]
+            for c in range(n_classes):
+                for j in range(start, stop):
+                    n = observed[c, j] if skip_nan else class_weight[c]
+                    if n != 0:
+                        mean[c, j] = mean[c, j] / n
+            for i in range(n_samples):
+                w = sample_weight[i] if weighted else 1.0
+                row = &X[i, 0]
+                mu = &mean[y_index[i], 0]
+                v = &var[y_index[i], 0]
+                if skip_nan:
+                    _add_observed_squares(row, w, mu, v, start, stop)
+                    continue
+                for j in range(start, stop):
+                    d = row[j] - mu[j]
+                    v[j] += w * d * d
+            for c in range(n_classes):
+                for j in range(start, stop):
+                    n = observed[c, j] if skip_nan else class_weight[c]
+                    if n != 0:
+                        var[c, j] = var[c, j] / n
+
+
+cdef inline void _add_observed(
+    const floating *row, double w, double *mu, double *o, Py_ssize_t start, Py_ssize_t stop,
+) noexcept nogil:
+    """mu[j] += w x_j and o[j] += w for the observed (not NaN) x_j, j in [start, stop)."""
+    cdef Py_ssize_t j
+    for j in range(start, stop):
+        if row[j] == row[j]:
             mu[j] += w * row[j]
-    for c in range(mean.shape[0]):
-        for j in range(start, stop):
-            n = observed[c, j] if skip_nan else class_weight[c]
-            if n != 0:
-                mean[c, j] = mean[c, j] / n
-    for i in range(X.shape[0]):
-        w = sample_weight[i] if weighted else 1.0
-        row = &X[i, 0]
-        mu = &mean[y_index[i], 0]
-        v = &var[y_index[i], 0]
-        for j in range(start, stop):
-            if skip_nan and row[j] != row[j]:
-                continue
-            d = row[j] - mu[j]
+            o[j] += w
+
+
+cdef inline void _add_observed_squares(
+    const floating *row, double w, const double *mu, double *v, Py_ssize_t start, Py_ssize_t stop,
+) noexcept nogil:
+    """v[j] += w (x_j - mu[j])^2 for the observed (not NaN) x_j, j in [start, stop)."""
+    cdef Py_ssize_t j
+    cdef double d
+    for j in range(start, stop):
+        d = row[j] - mu[j]
+        if d == d:
             v[j] += w * d * d
-    for c in range(mean.shape[0]):
-        for j in range(start, stop):
-            n = observed[c, j] if skip_nan else class_weight[c]
-            if n != 0:
-                var[c, j] = var[c, j] / n
 
 
 cdef inline void dense_row_jll(
