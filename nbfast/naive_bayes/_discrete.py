@@ -17,8 +17,24 @@ from scipy.special import gammaln
 from nbfast._kernels.counts import add_class_counts
 from nbfast._kernels.scoring import Output, score_csr
 from nbfast._kernels.threads import effective_n_threads
-from nbfast._validation import _dense_to_float, check_class_prior, check_counts, check_log_prior, check_no_nan
-from nbfast.naive_bayes._base import _BaseNB, class_log_prior, scores_from_joint_log_likelihood
+from nbfast._validation import (
+    _dense_to_float,
+    check_class_prior,
+    check_counts,
+    check_log_prior,
+    check_missing,
+    check_no_nan,
+)
+from nbfast.naive_bayes._base import (
+    _BaseNB,
+    class_log_prior,
+    missing_as_columns,
+    pair_terms,
+    scores_from_joint_log_likelihood,
+    split_missing,
+    terms_matrix,
+    with_missing_rows,
+)
 
 _ALPHA_LOWER_BOUND = 1e-10
 
@@ -148,6 +164,9 @@ class _BaseDiscreteNB(_BaseNB):
         return False, 0.0
 
     def _soft_label_accumulator(self, X):
+        if self._ignores_missing():
+            raise TypeError(f"{type(self).__name__} with missing='ignore' does not learn from soft labels "
+                            "(semi-supervised EM): its observed counts are not kept per soft label.")
         binarize, threshold = self._kernel_threshold()
         accumulate = soft_class_counts(X, binarize=binarize, threshold=threshold)
         return lambda stats, class_weight: accumulate(class_weight, stats["class_count_"], stats["feature_count_"])
@@ -201,8 +220,11 @@ class _BaseDiscreteNB(_BaseNB):
     @classmethod
     def _complement_stats(cls, whole, part):
         # Counts add up over rows, so they subtract: the statistics of the other rows.
-        return {name: np.asarray(getattr(whole, name), dtype=np.float64) - getattr(part, name)
-                for name in cls._stat_names}
+        stats = {name: np.asarray(getattr(whole, name), dtype=np.float64) - getattr(part, name)
+                 for name in cls._stat_names}
+        if "observed_count_" in vars(whole):
+            stats["observed_count_"] = whole._observed_count() - part._observed_count()
+        return stats
 
     @classmethod
     def _fitted_shapes(cls, fitted, n_classes, n_features):
@@ -314,6 +336,13 @@ class BernoulliNB(_BaseDiscreteNB):
         Whether to learn class prior probabilities; if False a uniform prior is used.
     class_prior : array-like of shape (n_classes,), default=None
         Prior probabilities of the classes (must sum to 1); not adjusted to the data.
+    missing : {"error", "ignore"}, default="error"
+        What NaN in X is: an error (scikit-learn's behaviour), or a missing
+        value ("ignore"), left out of its feature's counts (theta_ci's
+        denominator becomes the class's number of observed values of feature
+        i, ``observed_count_``, plus 2 alpha) and out of the row's joint
+        log-likelihood.  A stored NaN of sparse X is missing; implicit zeros
+        stay absences.
 
     Attributes
     ----------
@@ -327,6 +356,10 @@ class BernoulliNB(_BaseDiscreteNB):
         Weighted number of samples of each class in which each feature is present.
     feature_log_prob_ : ndarray of shape (n_classes, n_features)
         log theta_ci = log((N_ci + alpha) / (N_c + 2 alpha)).
+    observed_count_ : ndarray of shape (n_classes, n_features)
+        Weighted number of observed (not NaN) values of each feature per
+        class, N_c of theta_ci's denominator: only in models fitted with
+        ``missing="ignore"``.
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
@@ -345,10 +378,14 @@ class BernoulliNB(_BaseDiscreteNB):
     """
 
     _non_negative = False
+    _keeps_observed_count = True
+    _takes_missing = True
 
-    def __init__(self, *, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True, class_prior=None):
+    def __init__(self, *, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True, class_prior=None,
+                 missing="error"):
         super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior, force_alpha=force_alpha)
         self.binarize = binarize
+        self.missing = missing
 
     def _threshold(self):
         """(binarize in the kernel?, threshold)."""
@@ -360,6 +397,10 @@ class BernoulliNB(_BaseDiscreteNB):
 
     def _validate_scoring_params(self):
         self._threshold()
+        check_missing(self.missing)
+
+    def _ignores_missing(self):
+        return check_missing(self.missing)
 
     def _check_X(self, X, reset):
         binarize, threshold = self._threshold()
@@ -367,7 +408,9 @@ class BernoulliNB(_BaseDiscreteNB):
             # Implicit zeros become ones: binarize densely, as scikit-learn does.
             if sp.issparse(X):
                 raise ValueError("Cannot binarize a sparse matrix with threshold < 0")
-            X = (_dense_to_float(X, "X") > threshold).astype(np.float64)
+            X = _dense_to_float(X, "X")
+            X = np.where(np.isnan(X), X, X > threshold) if self._ignores_missing() else (X > threshold)
+            X = X.astype(np.float64)
         return super()._check_X(X, reset)
 
     def _kernel_threshold(self):
@@ -375,17 +418,41 @@ class BernoulliNB(_BaseDiscreteNB):
         # Inputs binarized densely in _check_X are already 0/1.
         return (binarize and threshold >= 0), threshold
 
+    def _init_stats(self, n_classes, n_features):
+        stats = super()._init_stats(n_classes, n_features)
+        if self._ignores_missing():
+            stats["observed_count_"] = np.zeros((n_classes, n_features))
+        return stats
+
     def _accumulate(self, stats, X, y_index, sample_weight):
         binarize, threshold = self._kernel_threshold()
-        accumulate_class_counts(
-            X, y_index, sample_weight, stats["class_count_"], stats["feature_count_"],
-            binarize=binarize, threshold=threshold,
-        )
+        if "observed_count_" not in stats and not self._ignores_missing():
+            accumulate_class_counts(
+                X, y_index, sample_weight, stats["class_count_"], stats["feature_count_"],
+                binarize=binarize, threshold=threshold,
+            )
+            return
+        self._accumulate_observed(stats, X, y_index, sample_weight)
+
+    def _accumulate_observed(self, stats, X, y_index, sample_weight):
+        """``_accumulate`` keeping ``observed_count_``: N_c minus the class's missing values of each feature."""
+        binarize, threshold = self._kernel_threshold()
+        observed, missing = split_missing(X)
+        class_count = np.zeros_like(stats["class_count_"])
+        accumulate_class_counts(observed, y_index, sample_weight, class_count, stats["feature_count_"],
+                                binarize=binarize, threshold=threshold)
+        missing_count = np.zeros_like(stats["feature_count_"])
+        accumulate_class_counts(missing, y_index, sample_weight, np.zeros_like(class_count), missing_count)
+        if "observed_count_" not in stats:  # continuing a model fitted without missing values
+            stats["observed_count_"] = np.repeat(stats["class_count_"][:, None], X.shape[1], axis=1)
+        stats["observed_count_"] += class_count[:, None] - missing_count
+        stats["class_count_"] += class_count
 
     def _update_feature_log_prob(self, alpha):
-        # log theta_ci = log(N_ci + alpha) - log(N_c + 2 alpha)
+        # log theta_ci = log(N_ci + alpha) - log(N_c + 2 alpha), N_ci's observed count with missing values
         alpha = np.asarray(alpha, dtype=np.float64)
-        denominator = self.class_count_ + 2 * (alpha[:, None] if alpha.ndim else alpha)
+        count = vars(self)["observed_count_"].T if "observed_count_" in vars(self) else self.class_count_
+        denominator = count + 2 * (alpha[:, None] if alpha.ndim else alpha)
         self._set_log_prob_table(self._smoothed_log_table(alpha, denominator))
 
     def _set_log_prob_table(self, table):
@@ -401,6 +468,28 @@ class BernoulliNB(_BaseDiscreteNB):
     def _linear_terms(self):
         binarize, threshold = self._kernel_threshold()
         return self._presence_table, self.class_log_prior_ + self._log_absent_sum, binarize, threshold
+
+    def _missing_scoring(self, X):
+        """(X as :func:`missing_as_columns` makes it, the stacked table, the bias) with missing values: a missing
+        x_i scores -log(1 - theta_i), taking back the absence term the bias holds."""
+        table, bias, binarize, threshold = self._linear_terms()
+        stacked = with_missing_rows(self, table, lambda: -np.log1p(-np.exp(self._log_prob_table)))
+        return missing_as_columns(X, binarize, threshold), stacked, bias
+
+    def _score(self, X, mode):
+        if not self._ignores_missing():
+            return super()._score(X, mode)
+        exact = self._score_outside_the_linear_form(X, mode)
+        if exact is not None:
+            return exact
+        columns, stacked, bias = self._missing_scoring(X)
+        return self._score_linear(columns, mode, stacked, bias, False, 0.0)
+
+    def _pair_terms(self, X, first, second):
+        if not self._ignores_missing():
+            return super()._pair_terms(X, first, second)
+        terms, constant = pair_terms(*self._missing_scoring(X), first, second)  # entry k of X is entry k there
+        return terms_matrix(X, terms), constant
 
     def _linear_in_binarized_x(self):
         return self.binarize is not None
@@ -422,17 +511,18 @@ class BernoulliNB(_BaseDiscreteNB):
         if not np.isneginf(self._log_absent_sum).any():
             return None
         binarize, threshold = self._kernel_threshold()
+        X, missing = split_missing(X)  # no missing value is an absence
+        X = X.copy()  # its own indices: eliminate_zeros works in place
         if binarize:
-            X = X.copy()
             X.data = (X.data > threshold).astype(np.float64)
-            X.eliminate_zeros()  # 0 * log theta = 0 even where log theta = -inf
+        X.eliminate_zeros()  # 0 * log theta = 0 even where log theta = -inf
         table = self._log_prob_table
         with np.errstate(divide="ignore"):
             log_absent = np.log1p(-np.exp(table))
         certain = np.isneginf(log_absent)
         log_absent[certain] = 0.0
-        jll = X @ (table - log_absent) + (self.class_log_prior_ + log_absent.sum(axis=0))
-        jll[X @ certain.astype(np.float64) < certain.sum(axis=0)] = -np.inf
+        jll = X @ (table - log_absent) - missing @ log_absent + (self.class_log_prior_ + log_absent.sum(axis=0))
+        jll[(X + missing) @ certain.astype(np.float64) < certain.sum(axis=0)] = -np.inf
         return scores_from_joint_log_likelihood(jll, mode)
 
 

@@ -32,6 +32,12 @@ def _is_fitted(model):
     return all(present)
 
 
+def _stored_attributes(model):
+    """The fitted attributes a file holds for ``model``: ``_fitted_attributes``, and ``observed_count_`` when the
+    model was fitted with missing values."""
+    return type(model)._fitted_attributes + (("observed_count_",) if "observed_count_" in vars(model) else ())
+
+
 def _stored_size(value):
     """Number of array entries in a fitted model's attributes, its fitted parts' included."""
     if isinstance(value, np.ndarray):
@@ -39,7 +45,7 @@ def _stored_size(value):
     if isinstance(value, (list, tuple)):
         return sum(_stored_size(v) for v in value)
     if isinstance(value, _BaseNB) and _is_fitted(value):
-        return sum(_stored_size(getattr(value, name)) for name in type(value)._fitted_attributes)
+        return sum(_stored_size(getattr(value, name)) for name in _stored_attributes(value))
     return 0
 
 
@@ -68,7 +74,7 @@ class _Encoder:
             "fitted": None,
         }
         if _is_fitted(model):
-            spec["fitted"] = {n: self.value(getattr(model, n), f"{where}.{n}") for n in cls._fitted_attributes}
+            spec["fitted"] = {n: self.value(getattr(model, n), f"{where}.{n}") for n in _stored_attributes(model)}
             names = vars(model).get("feature_names_in_")
             if names is not None:
                 spec["feature_names_in_"] = self.value(names, f"{where}.feature_names_in_")
@@ -142,7 +148,9 @@ class _Decoder:
         params = {k: self.value(v) for k, v in spec["params"].items()}
         fitted = spec.get("fitted")
         if fitted is not None:
-            if not isinstance(fitted, dict) or set(fitted) != set(cls._fitted_attributes):
+            optional = {"observed_count_"} if cls._keeps_observed_count else set()
+            if not isinstance(fitted, dict) or not set(cls._fitted_attributes) <= set(fitted) <= \
+                    set(cls._fitted_attributes) | optional:
                 have = sorted(fitted) if isinstance(fitted, dict) else fitted
                 raise ModelFormatError(
                     f"{cls.__name__} needs the fitted attributes {list(cls._fitted_attributes)}, the file has {have}."
