@@ -18,7 +18,7 @@ extensions = [
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
-exclude_patterns = ["_build", "_incoming", "examples/GALLERY_HEADER.rst", "examples/*.py", "**/*.ipynb", "auto_examples/*.py",
+exclude_patterns = ["_build", "examples/GALLERY_HEADER.rst", "examples/*.py", "**/*.ipynb", "auto_examples/*.py",
                     "auto_examples/*.ipynb", "auto_examples/*.zip"]
 templates_path = ["_templates"]
 myst_heading_anchors = 3         # [text](page.md#a-heading) links resolve
