@@ -19,6 +19,8 @@ from nbfast._kernels.threads import effective_n_threads
 
 FLOAT_DTYPES = (np.float32, np.float64)
 INDEX_DTYPES = (np.int32, np.int64)
+#: The values of the ``missing`` parameter: NaN in X raises, or is a missing value left out.
+MISSING = ("error", "ignore")
 
 
 def _name(estimator):
@@ -142,9 +144,21 @@ def _csr_buffers(X):
     return data, indices, indptr
 
 
-def _check_values(data, name, input_name, non_negative, n_threads):
-    """Refuse NaN or infinite values, and negative ones when ``non_negative``."""
+def check_missing(missing):
+    """Whether ``missing`` (an estimator's parameter) makes NaN a missing value: "ignore" yes, "error" no."""
+    if not isinstance(missing, str) or missing not in MISSING:
+        raise ValueError(f"missing must be one of {MISSING}; got {missing!r}.")
+    return missing == "ignore"
+
+
+def _check_values(data, name, input_name, non_negative, n_threads, allow_nan=False):
+    """Refuse NaN (unless ``allow_nan``) or infinite values, and negative ones when ``non_negative``."""
     nonfinite, negative = _validate_kernels.count_bad_values(data, n_threads)
+    if nonfinite and allow_nan:
+        nonfinite = int(np.isinf(data).sum())
+        if nonfinite:
+            raise ValueError(f"Input {input_name} contains infinity ({nonfinite} infinite value(s)); {name} needs "
+                             "finite values or NaN (missing).")
     if nonfinite:
         kind = "NaN" if np.isnan(data).any() else "infinity"
         raise ValueError(f"Input {input_name} contains {kind} ({nonfinite} NaN or infinite value(s)); {name} needs finite values.")
@@ -152,7 +166,7 @@ def _check_values(data, name, input_name, non_negative, n_threads):
         raise ValueError(f"Negative values in data passed to {name} (input {input_name}): {negative} value(s) below 0.")
 
 
-def check_X(X, estimator, *, reset, non_negative=False, keep_dense=False, input_name="X"):
+def check_X(X, estimator, *, reset, non_negative=False, keep_dense=False, allow_nan=False, input_name="X"):
     """Validate X for fit or predict and return it as a CSR matrix ready for the kernels.
 
     Parameters
@@ -166,6 +180,9 @@ def check_X(X, estimator, *, reset, non_negative=False, keep_dense=False, input_
     keep_dense : bool
         Return dense input as a C-contiguous float32/float64 ndarray instead of
         converting it to CSR (for models with dense kernels).
+    allow_nan : bool
+        Let NaN through (missing values, for ``missing="ignore"``): dense NaN
+        becomes a stored CSR entry, never an implicit zero.
 
     Returns
     -------
@@ -201,20 +218,20 @@ def check_X(X, estimator, *, reset, non_negative=False, keep_dense=False, input_
                 f"X has {n_features} features, but {name} is expecting {estimator.n_features_in_} features as input."
             )
     if not sp.issparse(X):
-        _check_values(X.reshape(-1), name, input_name, non_negative, effective_n_threads(X.size))
+        _check_values(X.reshape(-1), name, input_name, non_negative, effective_n_threads(X.size), allow_nan)
         return X
     data, indices, indptr = _csr_buffers(X)
     n_threads = effective_n_threads(data.shape[0])
     if _validate_kernels.count_bad_indices(indices, n_features, n_threads):
         bad = indices[(indices < 0) | (indices >= n_features)][0]
         raise ValueError(f"Malformed CSR: column index {bad} is outside [0, {n_features}) for {input_name}.")
-    _check_values(data, name, input_name, non_negative, n_threads)
+    _check_values(data, name, input_name, non_negative, n_threads, allow_nan)
     if data is not X.data or indices is not X.indices or indptr is not X.indptr:
         X = type(X)((data, indices, indptr), shape=X.shape, copy=False)
         X.indices, X.indptr = indices, indptr  # the constructor may downcast the index dtype
     if _validate_kernels.count_unsorted_rows(indices, indptr, n_threads):
         X = _summed_duplicates(X)
-        _check_values(X.data, name, input_name, non_negative, n_threads)  # a sum can overflow to infinity
+        _check_values(X.data, name, input_name, non_negative, n_threads, allow_nan)  # a sum can overflow
     return X
 
 

@@ -6,6 +6,7 @@ import numpy as np
 
 from nbfast._compat import clone
 from nbfast._validation import check_is_fitted, check_y
+from nbfast.evaluation import calibration_error, reliability_counts
 from nbfast.naive_bayes._base import _BaseNB, encode_labels
 from nbfast.naive_bayes._calibrated import CalibratedNB, fit_temperature
 
@@ -83,7 +84,7 @@ def expected_calibration_error(proba, y_true, classes, n_bins=15):
 
     Rows are binned by their confidence (the largest posterior) into
     ``n_bins`` equal-width bins; the error is the average over bins of
-    |accuracy - mean confidence|, weighted by the bins' shares of the rows
+    ``|accuracy - mean confidence|``, weighted by the bins' shares of the rows
     (Naeini et al., AAAI 2015; Guo et al., ICML 2017).
 
     Parameters
@@ -106,10 +107,5 @@ def expected_calibration_error(proba, y_true, classes, n_bins=15):
     if proba.ndim != 2 or proba.shape[1] != len(classes) or proba.shape[0] != len(y_true) or not len(y_true):
         raise ValueError(f"proba must have shape (n_samples, {len(classes)}) for {len(y_true)} labels; "
                          f"got {proba.shape}.")
-    confidence = proba.max(axis=1)
     correct = classes[proba.argmax(axis=1)] == np.asarray(y_true)
-    bins = np.minimum((confidence * n_bins).astype(np.intp), n_bins - 1)
-    count = np.bincount(bins, minlength=n_bins)
-    gap = np.abs(np.bincount(bins, weights=correct, minlength=n_bins) - np.bincount(bins, weights=confidence,
-                                                                                     minlength=n_bins))
-    return float(gap.sum() / count.sum())
+    return calibration_error(reliability_counts(proba.max(axis=1), correct, n_bins))

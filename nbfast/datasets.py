@@ -3,8 +3,10 @@
 import numpy as np
 import scipy.sparse as sp
 
+__all__ = ["make_documents", "make_text_documents"]
+
 _CHUNK_TOKENS = 5_000_000  # tokens sampled per step: bounds the temporary memory
-_GUIDE_RESOLUTION = 2  # guide-table buckets per feature in sample_from_cdf
+_GUIDE_RESOLUTION = 2  # guide-table buckets per feature in _sample_from_cdf
 # The words of make_text_documents: the letters of each script and its share of the vocabulary.  Greek and CJK
 # make a Python str take 2 bytes per code point; accented Latin stays within 1 (Latin-1).
 _SCRIPTS = (
@@ -22,14 +24,14 @@ _SPECIAL_WORDS = ("2024", "don't", "e-mail", "foo_bar")
 
 
 def _guide_table(cdf):
-    """(guide, n_buckets) for sample_from_cdf: guide[b] = first index with cdf > b / n_buckets."""
+    """(guide, n_buckets) for _sample_from_cdf: guide[b] = first index with cdf > b / n_buckets."""
     n_buckets = 1 << int(np.ceil(np.log2(_GUIDE_RESOLUTION * cdf.shape[0])))  # a power of two: scaling is exact
     # cdf[i] <= b / n_buckets  <=>  ceil(cdf[i] * n_buckets) <= b, so guide[b] counts those i.
     at_or_below = np.bincount(np.ceil(cdf * n_buckets).astype(np.intp), minlength=n_buckets + 1)
     return np.cumsum(at_or_below)[:n_buckets], n_buckets
 
 
-def sample_from_cdf(cdf, guide, n_buckets, u):
+def _sample_from_cdf(cdf, guide, n_buckets, u):
     """``np.searchsorted(cdf, u, side="right")`` for u in [0, 1), by a guide table.
 
     The guide gives each u a lower bound on its answer; a few vectorized steps
@@ -83,7 +85,7 @@ def _sample_corpus(n_samples, n_words, n_classes, mean_length, zipf_exponent, cl
             bounds = np.concatenate(([0], np.cumsum(np.bincount(token_class, minlength=n_classes))))
             for c in range(n_classes):
                 positions = by_class[bounds[c]:bounds[c + 1]]
-                words[positions] = sample_from_cdf(*cdfs[c], rng.random(positions.shape[0]))
+                words[positions] = _sample_from_cdf(*cdfs[c], rng.random(positions.shape[0]))
             np.minimum(words, n_words - 1, out=words)
             yield start, stop, rows, words
             start = stop

@@ -3,10 +3,11 @@
 :func:`evaluate` gives accuracy, per-class precision, recall, F1 and support,
 their macro and weighted averages, the log-loss and the confusion matrix, as
 ``classification_report``, ``confusion_matrix`` and ``log_loss`` compute them
-on the same predictions.  They all derive from the confusion matrix and the sum
-of the per-row losses, so :class:`EvaluationCounts` accumulates those over
-chunks at memory independent of the number of rows (``nbfast evaluate`` streams
-files through it).
+on the same predictions, and the expected calibration error with the
+reliability diagram it summarizes.  They all derive from the confusion matrix,
+the sum of the per-row losses and per-bin counts of confidence, so
+:class:`EvaluationCounts` accumulates those over chunks at memory independent
+of the number of rows (``nbfast evaluate`` streams files through it).
 
 Labels the model never saw are counted as errors (the model cannot predict
 them; their probability is 0, clipped as ``log_loss`` clips) and listed in
@@ -27,11 +28,18 @@ CHUNK_SIZE = 10_000
 #: Above this many labels, the confusion matrix of ``to_dict`` lists its nonzero cells instead of every cell.
 _MAX_DENSE_LABELS = 1000
 _METRICS = ("precision", "recall", "f1-score")
+#: Equal-width bins of confidence (the largest posterior) for the calibration error and the reliability diagram.
+RELIABILITY_BINS = 15
 
 
 def _python(value):
     """A label as a plain Python value (numpy scalars to int, float, str, ...)."""
     return value.item() if isinstance(value, np.generic) else value
+
+
+def _json_list(values):
+    """An array as a JSON list, NaN as null."""
+    return [None if value != value else value for value in values.tolist()]
 
 
 def _sorted_order(labels):
@@ -59,6 +67,19 @@ def _nanaverage(values, weights=None):
     if weights is None or not np.any(weights[keep]):
         return float(np.mean(values[keep]))
     return float(np.average(values[keep], weights=weights[keep]))
+
+
+def reliability_counts(confidence, correct, n_bins=RELIABILITY_BINS):
+    """Per equal-width bin of confidence in [0, 1]: rows, correct rows and summed confidence, shape (3, n_bins)."""
+    bins = np.minimum((np.asarray(confidence) * n_bins).astype(np.intp), n_bins - 1)
+    return np.stack([np.bincount(bins, weights=weights, minlength=n_bins)
+                     for weights in (None, np.asarray(correct, dtype=np.float64), confidence)]).astype(np.float64)
+
+
+def calibration_error(counts):
+    """The expected calibration error of :func:`reliability_counts`: the mean |accuracy - confidence| over bins,
+    weighted by their rows (Naeini et al., AAAI 2015; Guo et al., ICML 2017)."""
+    return float(np.abs(counts[1] - counts[2]).sum() / counts[0].sum())
 
 
 class EvaluationCounts:
@@ -89,6 +110,7 @@ class EvaluationCounts:
         self._unseen = {}  # label -> row of the confusion matrix (after the classes), in order of appearance
         self._confusion = sp.csr_array((len(self.classes), len(self.classes)), dtype=np.int64)
         self._loss, self.n_samples = 0.0, 0
+        self._reliability = np.zeros((3, RELIABILITY_BINS))
 
     def update(self, X, y):
         """Score X with the model and count it against the true labels ``y``.
@@ -123,6 +145,7 @@ class EvaluationCounts:
         p_true = np.zeros(n_rows, dtype=proba.dtype)
         p_true[known] = proba[np.flatnonzero(known), true[known]]
         self._loss -= float(np.sum(np.log(np.clip(p_true, eps, 1 - eps))))
+        self._reliability += reliability_counts(proba.max(axis=1), true == predicted)
         self.n_samples += n_rows
         return self
 
@@ -176,7 +199,7 @@ class EvaluationCounts:
         return Evaluation(
             labels=[labels[i] for i in order], confusion=square, log_loss=self._loss / self.n_samples,
             unseen_labels={label: int(true_sum[row]) for label, row in self._unseen.items()},
-            model_classes=self.classes.tolist(), zero_division=zero_division,
+            model_classes=self.classes.tolist(), reliability=self._reliability.copy(), zero_division=zero_division,
         )
 
 
@@ -206,11 +229,26 @@ class Evaluation:
         Label -> number of rows, for the labels the model never saw.
     model_classes : list
         The model's classes.
+    expected_calibration_error : float
+        How far the confidence of the predictions (their largest posterior)
+        is from their accuracy: the mean over 15 equal-width bins of
+        confidence of ``|accuracy - mean confidence|``, weighted by the bins'
+        rows; 0 for calibrated posteriors (see :func:`nbfast.calibrate`).
+    reliability : dict
+        The reliability diagram it summarizes: ``bin_edges`` (16), and per bin
+        ``count``, ``accuracy`` and ``confidence`` (the mean confidence; both
+        NaN for an empty bin).
     """
 
-    def __init__(self, labels, confusion, log_loss, unseen_labels, model_classes, zero_division=0.0):
+    def __init__(self, labels, confusion, log_loss, unseen_labels, model_classes, reliability,
+                 zero_division=0.0):
         self.labels, self.confusion_sparse, self.log_loss = labels, confusion, float(log_loss)
         self.unseen_labels, self.model_classes, self.zero_division = unseen_labels, model_classes, zero_division
+        self.expected_calibration_error = calibration_error(reliability)
+        count = reliability[0]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            self.reliability = {"bin_edges": np.linspace(0.0, 1.0, len(count) + 1), "count": count.astype(np.int64),
+                                "accuracy": reliability[1] / count, "confidence": reliability[2] / count}
         tp = confusion.diagonal().astype(np.int64)
         self.support = np.asarray(confusion.sum(axis=1)).reshape(-1).astype(np.int64)
         predicted = np.asarray(confusion.sum(axis=0)).reshape(-1).astype(np.int64)
@@ -255,6 +293,8 @@ class Evaluation:
             "n_samples": self.n_samples,
             "accuracy": self.accuracy,
             "log_loss": self.log_loss,
+            "expected_calibration_error": self.expected_calibration_error,
+            "reliability": {key: _json_list(values) for key, values in self.reliability.items()},
             "labels": [_python(label) for label in self.labels],
             "classification_report": self.classification_report(),
             "confusion_matrix": self.confusion_matrix.tolist() if dense else None,
@@ -267,6 +307,7 @@ class Evaluation:
         unseen = f", unseen_labels={len(self.unseen_labels)}" if self.unseen_labels else ""
         return (f"Evaluation(n_samples={self.n_samples}, accuracy={self.accuracy:.4f}, "
                 f"macro_f1={self.macro_avg['f1-score']:.4f}, log_loss={self.log_loss:.4f}, "
+                f"ece={self.expected_calibration_error:.4f}, "
                 f"labels={len(self.labels)}{unseen})")
 
     # ------------------------------------------------------------------ text
@@ -300,7 +341,8 @@ class Evaluation:
                      f"{self.n_samples:>{support_width}}")
         for name, avg in (("macro avg", self.macro_avg), ("weighted avg", self.weighted_avg)):
             lines.append(row(name, [avg[m] for m in _METRICS], avg["support"]))
-        lines += ["", f"log-loss: {self.log_loss:.{digits}f}", ""]
+        lines += ["", f"log-loss: {self.log_loss:.{digits}f}",
+                  f"expected calibration error: {self.expected_calibration_error:.{digits}f}", ""]
         lines += self._matrix_text(names, max_matrix)
         return "\n".join(lines)
 
@@ -323,49 +365,87 @@ class Evaluation:
         return lines
 
     # ------------------------------------------------------------------ plot
-    def plot(self, path, *, title=None):
-        """Draw the confusion matrix, normalized per true label, to an image file (needs matplotlib).
+    def plot(self, path=None, *, title=None):
+        """Draw the confusion matrix, normalized per true label, and the reliability diagram.
 
-        Readable from 2 to 60 labels: every label is named, cells are
-        annotated up to 15 labels; beyond 60 labels the axes are left unnamed.
+        Needs matplotlib.  The confusion matrix is readable from 2 to 60
+        labels: every label is named, cells are annotated up to 15 labels;
+        beyond 60 labels the axes are left unnamed.  The reliability diagram
+        shows, per bin of confidence, the accuracy of its rows against the
+        diagonal of perfect calibration, and the share of rows in each bin.
 
         Parameters
         ----------
-        path : str or path-like
+        path : str or path-like, default=None
             The image file (``.png``, ``.svg``, ``.pdf``: matplotlib's formats).
         title : str, default=None
-            The figure's title (default: the accuracy and the number of rows).
+            The figure's title (default: the number of rows, the accuracy and
+            the expected calibration error).
+
+        Returns
+        -------
+        figure : matplotlib.figure.Figure or None
+            Without ``path``, the figure, open (to show in a notebook or draw
+            on); with ``path``, None: the figure is written and closed.
         """
         plt = pyplot("Evaluation.plot")
+        size = float(np.clip(2.5 + 0.22 * len(self.labels), 4.5, 16.0))
+        fig, (matrix, reliability) = plt.subplots(
+            1, 2, figsize=(size + 6.0, size), gridspec_kw={"width_ratios": [size + 1.2, 4.8]})
+        try:
+            self._draw_confusion(fig, matrix)
+            self._draw_reliability(reliability)
+            fig.suptitle(title or f"{self.n_samples:,} rows: accuracy {self.accuracy:.3f}, "
+                                  f"expected calibration error {self.expected_calibration_error:.3f}", fontsize=11)
+            fig.tight_layout()
+            if path is None:
+                return fig
+            fig.savefig(path, dpi=100)
+        except BaseException:
+            plt.close(fig)
+            raise
+        plt.close(fig)
+        return None
+
+    def _draw_confusion(self, fig, ax):
         counts = self.confusion_matrix.astype(np.float64)
         share = _divide(counts, counts.sum(axis=1, keepdims=True), 0.0)
         n = len(self.labels)
-        size = float(np.clip(2.5 + 0.22 * n, 4.5, 16.0))
-        fig, ax = plt.subplots(figsize=(size + 1.2, size))
-        try:
-            image = ax.imshow(share, cmap="Blues", vmin=0.0, vmax=1.0, interpolation="nearest")
-            fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="share of the true label's rows")
-            names = [str(label) for label in self.labels]
-            if n <= 60:
-                font = float(np.clip(12 - n / 6, 6, 10))
-                ax.set_xticks(range(n), names, rotation=90 if n > 6 or max(map(len, names)) > 6 else 0, fontsize=font)
-                ax.set_yticks(range(n), names, fontsize=font)
-            else:
-                ax.set_xticks([])
-                ax.set_yticks([])
-            if n <= 15:
-                for (i, j), value in np.ndenumerate(share):
-                    if counts[i, j]:
-                        ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=8,
-                                color="white" if value > 0.5 else "black")
-            ax.set_xlabel("predicted label")
-            ax.set_ylabel("true label")
-            ax.set_title(title or f"Confusion matrix, normalized per true label\n"
-                                  f"{self.n_samples:,} rows, accuracy {self.accuracy:.3f}", fontsize=10)
-            fig.tight_layout()
-            fig.savefig(path, dpi=100)
-        finally:
-            plt.close(fig)
+        image = ax.imshow(share, cmap="Blues", vmin=0.0, vmax=1.0, interpolation="nearest")
+        fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="share of the true label's rows")
+        names = [str(label) for label in self.labels]
+        if n <= 60:
+            font = float(np.clip(12 - n / 6, 6, 10))
+            ax.set_xticks(range(n), names, rotation=90 if n > 6 or max(map(len, names)) > 6 else 0, fontsize=font)
+            ax.set_yticks(range(n), names, fontsize=font)
+        else:
+            ax.set_xticks([])
+            ax.set_yticks([])
+        if n <= 15:
+            for (i, j), value in np.ndenumerate(share):
+                if counts[i, j]:
+                    ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=8,
+                            color="white" if value > 0.5 else "black")
+        ax.set_xlabel("predicted label")
+        ax.set_ylabel("true label")
+        ax.set_title("Confusion matrix, normalized per true label", fontsize=10)
+
+    def _draw_reliability(self, ax):
+        edges, count = self.reliability["bin_edges"], self.reliability["count"]
+        centers, width = (edges[:-1] + edges[1:]) / 2, edges[1] - edges[0]
+        seen = count > 0
+        ax.bar(centers[seen], self.reliability["accuracy"][seen], width=width * 0.9, color="tab:blue",
+               label="accuracy of the bin's rows")
+        ax.bar(centers[seen], count[seen] / count.sum(), width=width * 0.5, color="tab:gray", alpha=0.6,
+               label="share of the rows")
+        ax.plot([0, 1], [0, 1], color="black", linestyle="--", linewidth=1, label="perfect calibration")
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        ax.set_aspect("equal")
+        ax.set_xlabel("confidence (largest posterior)")
+        ax.set_ylabel("accuracy")
+        ax.set_title(f"Reliability, expected calibration error {self.expected_calibration_error:.3f}", fontsize=10)
+        ax.legend(loc="upper left", fontsize=8)
 
 
 def _row_chunks(X, chunk_size):

@@ -153,6 +153,18 @@ NB_FAMILY = exported(["MultinomialNB", "BernoulliNB", "ComplementNB", "PoissonNB
 ALL_ESTIMATORS = sorted(NB_FAMILY + exported(["MixedNB", "CalibratedNB", "SemiSupervisedNB"]))
 
 
+def assert_same_figures(chunked, whole):
+    """Two evaluations' ``to_dict()`` figures are equal; the sums of floats over rows (the log-loss, the
+    calibration error and the bins' mean confidence) to rounding, since they depend on how rows were chunked."""
+    chunked, whole = dict(chunked), dict(whole)
+    for key in ("log_loss", "expected_calibration_error"):
+        assert chunked.pop(key) == pytest.approx(whole.pop(key), rel=1e-12), key
+    chunked["reliability"], whole["reliability"] = dict(chunked["reliability"]), dict(whole["reliability"])
+    confidence = (chunked["reliability"].pop("confidence"), whole["reliability"].pop("confidence"))
+    np.testing.assert_allclose(np.array(confidence[0], dtype=float), np.array(confidence[1], dtype=float), rtol=1e-12)
+    assert chunked == whole
+
+
 def nb_estimator(name, **params):
     """A new nbfast estimator by class name."""
     import nbfast

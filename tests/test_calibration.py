@@ -98,6 +98,9 @@ def test_calibration_lowers_the_calibration_error_and_decisions_keep_their_promi
     for candidate in (calibrated, cross_validated):
         proba = candidate.predict_proba(X[test])
         assert expected_calibration_error(proba, y[test], model.classes_) * 2 <= before
+        # evaluate reports the calibrated posteriors' error
+        assert nbfast.evaluate(candidate, X[test], y[test]).expected_calibration_error == pytest.approx(
+            expected_calibration_error(proba, y[test], model.classes_), rel=1e-12)
         for reject_cost in (0.3, 0.1, 0.05):
             action = nbfast.decide(proba, reject_cost=reject_cost)
             kept = action >= 0

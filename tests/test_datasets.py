@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from nbfast.datasets import _guide_table, _text_vocabulary, make_documents, make_text_documents, sample_from_cdf
+from nbfast.datasets import _guide_table, _text_vocabulary, make_documents, make_text_documents, _sample_from_cdf
 
 
 def test_same_seed_same_corpus_and_other_seed_differs():
@@ -71,7 +71,7 @@ def test_sample_from_cdf_equals_searchsorted(n):
     # random values, values exactly on the cdf and on bucket edges, and 0
     u = np.concatenate([rng.random(5000), cdf[:-1], np.arange(n_buckets) / n_buckets, [0.0, np.nextafter(1.0, 0)]])
     u = u[u < 1.0]  # the sampler takes u in [0, 1), like Generator.random
-    np.testing.assert_array_equal(sample_from_cdf(cdf, guide, n_buckets, u), np.searchsorted(cdf, u, side="right"))
+    np.testing.assert_array_equal(_sample_from_cdf(cdf, guide, n_buckets, u), np.searchsorted(cdf, u, side="right"))
 
 
 def test_make_documents_is_seeded():

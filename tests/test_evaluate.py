@@ -4,7 +4,7 @@ model's predictions, for several models and label types, counted chunk by chunk.
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import NB_FAMILY, data_for, labels_of_kind, nb_estimator
+from conftest import NB_FAMILY, assert_same_figures, data_for, labels_of_kind, nb_estimator
 
 import nbfast
 from nbfast.evaluation import EvaluationCounts
@@ -133,9 +133,7 @@ def test_counted_in_chunks_equals_counted_at_once(chunk):
     chunked = counts.result().to_dict()
     with pytest.warns(UserWarning, match="never saw"):
         whole = nbfast.evaluate(model, X, y_test).to_dict()
-    log_loss = (chunked.pop("log_loss"), whole.pop("log_loss"))
-    assert chunked == whole
-    assert log_loss[0] == pytest.approx(log_loss[1], rel=1e-12)
+    assert_same_figures(chunked, whole)
 
 
 def test_large_inputs_are_scored_in_chunks(monkeypatch):
@@ -170,14 +168,51 @@ def test_result_object():
     evaluation = nbfast.evaluate(nbfast.MultinomialNB().fit(X, y), X, y)
     assert repr(evaluation).startswith("Evaluation(n_samples=60, accuracy=")
     as_dict = evaluation.to_dict()
-    assert set(as_dict) == {"n_samples", "accuracy", "log_loss", "labels", "classification_report", "confusion_matrix",
-                            "confusion_cells", "unseen_labels", "model_classes"}
+    assert set(as_dict) == {"n_samples", "accuracy", "log_loss", "expected_calibration_error", "reliability", "labels",
+                            "classification_report", "confusion_matrix", "confusion_cells", "unseen_labels",
+                            "model_classes"}
+    assert as_dict["reliability"]["count"][-1] > 0 and None in as_dict["reliability"]["accuracy"]  # an empty bin
     assert as_dict["labels"] == [0, 1, 2] and all(type(label) is int for label in as_dict["labels"])
     import json
 
     assert json.loads(json.dumps(as_dict)) == as_dict
     text = evaluation.report()
     assert "precision" in text and "weighted avg" in text and "log-loss:" in text and "confusion matrix" in text
+    assert f"expected calibration error: {evaluation.expected_calibration_error:.4f}" in text
+
+
+def reference_reliability(proba, y, classes, n_bins=15):
+    """Per bin of confidence [k / n_bins, (k + 1) / n_bins) (the last bin closed): rows, accuracy, mean confidence,
+    and the expected calibration error, with a loop over the bins."""
+    confidence = proba.max(axis=1)
+    correct = np.asarray(classes)[proba.argmax(axis=1)] == y
+    counts, accuracy, mean_confidence, ece = [], [], [], 0.0
+    for k in range(n_bins):
+        low, high = k / n_bins, (k + 1) / n_bins
+        rows = (confidence >= low) & ((confidence < high) if k < n_bins - 1 else (confidence <= high))
+        counts.append(int(rows.sum()))
+        accuracy.append(correct[rows].mean() if rows.any() else np.nan)
+        mean_confidence.append(confidence[rows].mean() if rows.any() else np.nan)
+        if rows.any():
+            ece += rows.sum() / len(y) * abs(accuracy[-1] - mean_confidence[-1])
+    return np.array(counts), np.array(accuracy), np.array(mean_confidence), ece
+
+
+@pytest.mark.parametrize("chunk_size", [7, 10_000])
+def test_calibration_error_and_reliability_equal_a_reference(monkeypatch, chunk_size):
+    monkeypatch.setattr(nbfast.evaluation, "CHUNK_SIZE", chunk_size)
+    X, y = data_for("MultinomialNB", n_samples=400, n_classes=4, seed=3)
+    model = nbfast.MultinomialNB().fit(X[:200], y[:200])
+    evaluation = nbfast.evaluate(model, X[200:], y[200:])
+    counts, accuracy, confidence, ece = reference_reliability(model.predict_proba(X[200:]), y[200:], model.classes_)
+    assert counts.sum() == 200 and (counts > 0).sum() > 2
+    np.testing.assert_array_equal(evaluation.reliability["count"], counts)
+    np.testing.assert_allclose(evaluation.reliability["accuracy"], accuracy, rtol=1e-12)
+    np.testing.assert_allclose(evaluation.reliability["confidence"], confidence, rtol=1e-12)
+    np.testing.assert_allclose(evaluation.reliability["bin_edges"], np.arange(16) / 15, rtol=1e-15)
+    assert evaluation.expected_calibration_error == pytest.approx(ece, rel=1e-12) and ece > 0.01
+    assert nbfast.calibration.expected_calibration_error(
+        model.predict_proba(X[200:]), y[200:], model.classes_) == pytest.approx(ece, rel=1e-12)
 
 
 def test_many_labels_give_the_nonzero_cells():
@@ -214,3 +249,13 @@ def test_plot_is_drawn_and_not_empty(tmp_path, n_classes):
     assert pixels.shape[0] > 200 and pixels.shape[1] > 200
     assert len(np.unique(pixels.reshape(-1, pixels.shape[-1]), axis=0)) > 10  # more than a blank canvas
 
+
+
+def test_plot_without_a_path_returns_the_open_figure():
+    plt = pytest.importorskip("matplotlib.pyplot")
+    X, y = data_for("MultinomialNB", n_samples=60, n_classes=3)
+    figure = nbfast.evaluate(nbfast.MultinomialNB().fit(X, y), X, y).plot()
+    try:
+        assert plt.fignum_exists(figure.number) and len(figure.axes) == 3  # matrix, its colour bar, reliability
+    finally:
+        plt.close(figure)

@@ -37,6 +37,7 @@ def class_moments_csr(
     const double[::1] class_weight,
     double[:, ::1] mean,
     double[:, ::1] var,
+    double[:, ::1] observed,
     int n_threads,
 ):
     """Weighted mean and (population) variance of each feature in each class of CSR rows.
@@ -46,43 +47,70 @@ def class_moments_csr(
 
         var[c, j] = (sum_stored w (x - mean)^2 + (W_c - S_cj) mean^2) / W_c.
 
-    ``mean`` and ``var`` must be zeroed; classes with W_c == 0 are left at 0.
+    When ``observed`` is not empty (n_classes, n_features), a stored NaN is a
+    missing value: it is left out, and W_c becomes O_cj = W_c - (weight of the
+    class's rows where x_j is NaN), written to ``observed``.  ``mean`` and
+    ``var`` must be zeroed; cells with no observed weight are left at 0.
     An empty ``sample_weight`` means unit weights.
     """
     cdef Py_ssize_t n_classes = mean.shape[0]
     cdef Py_ssize_t n_features = mean.shape[1]
     cdef Py_ssize_t c, r, i, k, j
     cdef bint weighted = sample_weight.shape[0] > 0
-    cdef double w, d, total
+    cdef bint skip_nan = observed.shape[0] > 0
+    cdef double w, d, total, seen
     cdef double *stored = NULL
+    cdef double *absent = NULL
     cdef double *mu
     cdef double *v
 
     with nogil, parallel(num_threads=n_threads):
         stored = <double *> malloc(n_features * sizeof(double))
+        absent = <double *> malloc(n_features * sizeof(double))
         for c in prange(n_classes, schedule="dynamic"):
             total = class_weight[c]
             if total == 0:
                 continue
             memset(stored, 0, n_features * sizeof(double))
+            if skip_nan:
+                memset(absent, 0, n_features * sizeof(double))
             mu = &mean[c, 0]
             v = &var[c, 0]
             for r in range(class_start[c], class_start[c + 1]):
                 i = row_order[r]
                 w = sample_weight[i] if weighted else 1.0
+                if skip_nan:  # tested per row: the loop without missing values stays as it is
+                    for k in range(indptr[i], indptr[i + 1]):
+                        stored[indices[k]] += w
+                        if data[k] != data[k]:
+                            absent[indices[k]] += w
+                        else:
+                            mu[indices[k]] += w * data[k]
+                    continue
                 for k in range(indptr[i], indptr[i + 1]):
                     mu[indices[k]] += w * data[k]
                     stored[indices[k]] += w
             for j in range(n_features):
-                mu[j] = mu[j] / total
+                seen = total - absent[j] if skip_nan else total
+                mu[j] = mu[j] / seen if seen > 0 else 0.0
             for r in range(class_start[c], class_start[c + 1]):
                 i = row_order[r]
                 w = sample_weight[i] if weighted else 1.0
+                if skip_nan:
+                    for k in range(indptr[i], indptr[i + 1]):
+                        d = data[k] - mu[indices[k]]
+                        if d == d:  # not missing
+                            v[indices[k]] += w * d * d
+                    continue
                 for k in range(indptr[i], indptr[i + 1]):
                     d = data[k] - mu[indices[k]]
                     v[indices[k]] += w * d * d
             for j in range(n_features):
-                v[j] = (v[j] + (total - stored[j]) * mu[j] * mu[j]) / total
+                seen = total - absent[j] if skip_nan else total
+                v[j] = (v[j] + (total - stored[j]) * mu[j] * mu[j]) / seen if seen > 0 else 0.0
+                if skip_nan:
+                    observed[c, j] = seen
+        free(absent)
         free(stored)
 
 
@@ -93,6 +121,7 @@ def class_moments_dense(
     const double[::1] class_weight,
     double[:, ::1] mean,
     double[:, ::1] var,
+    double[:, ::1] observed,
     int n_threads,
 ):
     """Weighted mean and (population) variance of each feature in each class of dense rows.
@@ -100,7 +129,9 @@ def class_moments_dense(
     Rows are streamed in order (no gather); each thread owns a band of features
     for every class, so each (class, feature) cell is still summed in row
     order by one thread.  ``mean`` and ``var`` must be zeroed; classes with
-    zero weight are left at 0.
+    zero weight are left at 0.  When ``observed`` is not empty it must be
+    zeroed too: NaN is then a missing value, left out, and each cell's weight
+    is that of its observed values (written to ``observed``), not the class's.
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_classes = mean.shape[0]
@@ -108,11 +139,14 @@ def class_moments_dense(
     cdef Py_ssize_t n_bands = max(1, min(<Py_ssize_t> n_threads, n_features // FEATURE_BLOCK))
     cdef Py_ssize_t band, c, i, j, start, stop
     cdef bint weighted = sample_weight.shape[0] > 0
-    cdef double w, d
+    cdef bint skip_nan = observed.shape[0] > 0
+    cdef double w, d, n
     cdef const floating *row
     cdef double *mu
     cdef double *v
 
+    # skip_nan is tested once per row: the loops over a row's features without missing values have no test
+    # inside, and stay vectorized.
     with nogil:
         for band in prange(n_bands, schedule="static", num_threads=n_threads):
             start = band * n_features // n_bands
@@ -121,24 +155,55 @@ def class_moments_dense(
                 w = sample_weight[i] if weighted else 1.0
                 row = &X[i, 0]
                 mu = &mean[y_index[i], 0]
+                if skip_nan:
+                    _add_observed(row, w, mu, &observed[y_index[i], 0], start, stop)
+                    continue
                 for j in range(start, stop):
                     mu[j] += w * row[j]
             for c in range(n_classes):
-                if class_weight[c] != 0:
-                    for j in range(start, stop):
-                        mean[c, j] = mean[c, j] / class_weight[c]
+                for j in range(start, stop):
+                    n = observed[c, j] if skip_nan else class_weight[c]
+                    if n != 0:
+                        mean[c, j] = mean[c, j] / n
             for i in range(n_samples):
                 w = sample_weight[i] if weighted else 1.0
                 row = &X[i, 0]
                 mu = &mean[y_index[i], 0]
                 v = &var[y_index[i], 0]
+                if skip_nan:
+                    _add_observed_squares(row, w, mu, v, start, stop)
+                    continue
                 for j in range(start, stop):
                     d = row[j] - mu[j]
                     v[j] += w * d * d
             for c in range(n_classes):
-                if class_weight[c] != 0:
-                    for j in range(start, stop):
-                        var[c, j] = var[c, j] / class_weight[c]
+                for j in range(start, stop):
+                    n = observed[c, j] if skip_nan else class_weight[c]
+                    if n != 0:
+                        var[c, j] = var[c, j] / n
+
+
+cdef inline void _add_observed(
+    const floating *row, double w, double *mu, double *o, Py_ssize_t start, Py_ssize_t stop,
+) noexcept nogil:
+    """mu[j] += w x_j and o[j] += w for the observed (not NaN) x_j, j in [start, stop)."""
+    cdef Py_ssize_t j
+    for j in range(start, stop):
+        if row[j] == row[j]:
+            mu[j] += w * row[j]
+            o[j] += w
+
+
+cdef inline void _add_observed_squares(
+    const floating *row, double w, const double *mu, double *v, Py_ssize_t start, Py_ssize_t stop,
+) noexcept nogil:
+    """v[j] += w (x_j - mu[j])^2 for the observed (not NaN) x_j, j in [start, stop)."""
+    cdef Py_ssize_t j
+    cdef double d
+    for j in range(start, stop):
+        d = row[j] - mu[j]
+        if d == d:
+            v[j] += w * d * d
 
 
 cdef inline void dense_row_jll(
@@ -152,6 +217,30 @@ cdef inline void dense_row_jll(
     cdef const double *h
     for j in range(n_features):
         x = row[j]
+        mu = mean + j * n_classes
+        h = half_inv_var + j * n_classes
+        for c in range(n_classes):
+            d = x - mu[c]
+            acc[c] -= d * d * h[c]
+
+
+cdef inline void dense_row_jll_observed(
+    const floating *row, Py_ssize_t n_features, const double *mean, const double *half_inv_var,
+    const double *restore, Py_ssize_t n_classes, double *acc,
+) noexcept nogil:
+    """``dense_row_jll`` over the observed x_j; a NaN x_j adds restore[j, c] instead (what the bias took for it)."""
+    cdef Py_ssize_t j, c
+    cdef double x, d
+    cdef const double *mu
+    cdef const double *h
+    cdef const double *back
+    for j in range(n_features):
+        x = row[j]
+        if x != x:
+            back = restore + j * n_classes
+            for c in range(n_classes):
+                acc[c] += back[c]
+            continue
         mu = mean + j * n_classes
         h = half_inv_var + j * n_classes
         for c in range(n_classes):
@@ -181,6 +270,30 @@ cdef inline void csr_row_jll(
             acc[c] -= x * (x - 2.0 * mu[c]) * h[c]
 
 
+cdef inline void csr_row_jll_observed(
+    const floating *data, const integral *indices, Py_ssize_t start, Py_ssize_t end,
+    const double *mean, const double *half_inv_var, const double *restore, Py_ssize_t n_classes, double *acc,
+) noexcept nogil:
+    """``csr_row_jll`` over the observed x_j; a stored NaN x_j adds restore[j, c] instead."""
+    cdef Py_ssize_t k, c, offset
+    cdef double x
+    cdef const double *mu
+    cdef const double *h
+    cdef const double *back
+    for k in range(start, end):
+        x = data[k]
+        offset = <Py_ssize_t> indices[k] * n_classes
+        if x != x:
+            back = restore + offset
+            for c in range(n_classes):
+                acc[c] += back[c]
+            continue
+        mu = mean + offset
+        h = half_inv_var + offset
+        for c in range(n_classes):
+            acc[c] -= x * (x - 2.0 * mu[c]) * h[c]
+
+
 def score(
     const floating[:, ::1] X,
     const floating[::1] data,
@@ -189,12 +302,17 @@ def score(
     const double[:, ::1] mean,
     const double[:, ::1] half_inv_var,
     const double[::1] bias,
+    const double[:, ::1] restore,
     int mode,
     double[:, ::1] out,
     int64_t[::1] labels,
     int n_threads,
 ):
     """Score dense rows ``X``, or CSR rows (``data``, ``indices``, ``indptr``) when ``indptr`` is not empty.
+
+    When ``restore`` (n_features, n_classes) is not empty, NaN is a missing
+    value: x_j = NaN adds restore[j, c], which cancels what ``bias`` holds for
+    feature j (its normalizing term and, for CSR rows, its implicit zero's term).
 
     ``mode`` is a scoring.Output value: ARGMAX writes only ``labels``
     (n_samples,), the other modes write ``out`` (n_samples, n_classes).
@@ -203,6 +321,7 @@ def score(
     bias[c] - sum_j mean[j, c]^2 * half_inv_var[j, c].
     """
     cdef bint sparse = indptr.shape[0] > 0
+    cdef bint skip_nan = restore.shape[0] > 0
     cdef Py_ssize_t n_samples = indptr.shape[0] - 1 if sparse else X.shape[0]
     cdef Py_ssize_t n_features = mean.shape[0]
     cdef Py_ssize_t n_classes = mean.shape[1]
@@ -221,9 +340,15 @@ def score(
         for i in prange(n_samples, schedule="guided"):
             for c in range(n_classes):
                 acc[c] = bias[c]
-            if sparse:
+            if sparse and skip_nan:
+                csr_row_jll_observed(data_ptr, indices_ptr, indptr[i], indptr[i + 1], &mean[0, 0],
+                                     &half_inv_var[0, 0], &restore[0, 0], n_classes, acc)
+            elif sparse:
                 csr_row_jll(data_ptr, indices_ptr, indptr[i], indptr[i + 1], &mean[0, 0], &half_inv_var[0, 0],
                             n_classes, acc)
+            elif skip_nan:
+                dense_row_jll_observed(&X[i, 0], n_features, &mean[0, 0], &half_inv_var[0, 0], &restore[0, 0],
+                                       n_classes, acc)
             else:
                 dense_row_jll(&X[i, 0], n_features, &mean[0, 0], &half_inv_var[0, 0], n_classes, acc)
             finish_row(acc, n_classes, mode, NULL if mode == SCORE_ARGMAX else &out[i, 0],

@@ -70,6 +70,38 @@ cdef inline uint64_t feature_key(int32_t h, int64_t n_features, bint alternate_s
     return ((<uint64_t> column) << 1) | <uint64_t> (alternate_sign and h < 0)
 
 
+cdef Py_ssize_t hash_document(const Views *views, Py_ssize_t d, Scratch *scratch, int min_n, int max_n,
+                              int64_t n_features, bint alternate_sign, uint64_t *keys) noexcept nogil:
+    """Hash the word n-grams of document d into ``keys`` and merge them: (column << 32) | uint32(signed
+    count), sorted by column; return how many.  A function of its own, so that every variable of the
+    document's loop is local to the thread running it (in a prange body, a variable only written through
+    its address would be shared)."""
+    cdef Py_ssize_t n_tok = scan(views, d, scratch), n_keys = 0, t, size, pos = 0, out = 0, run
+    cdef int n
+    cdef int32_t count
+    cdef uint64_t column
+    cdef const uint8_t *term
+    for n in range(min_n, max_n + 1):
+        for t in range(n_tok - n + 1):
+            term = ngram(scratch, t, n, &size)
+            keys[n_keys] = feature_key(murmurhash3_32(term, size), n_features, alternate_sign)
+            n_keys = n_keys + 1
+    if n_keys > 0:
+        sort(keys, keys + n_keys)
+    # merge equal columns: count = (# positive) - (# negative)
+    while pos < n_keys:
+        column = keys[pos] >> 1
+        count = 0
+        run = pos
+        while run < n_keys and (keys[run] >> 1) == column:
+            count = count + (-1 if keys[run] & 1 else 1)
+            run = run + 1
+        keys[out] = (column << 32) | <uint32_t> count
+        out = out + 1
+        pos = run
+    return out
+
+
 def hash_documents(
     Documents documents,
     int min_n,
@@ -91,12 +123,7 @@ def hash_documents(
     cdef Py_ssize_t n_documents = documents.n_documents, d
     cdef Py_ssize_t max_tokens = documents.max_tokens, max_bytes = documents.max_bytes
     cdef Scratch *scratch
-    cdef const uint8_t *term
-    cdef uint64_t *keys
-    cdef Py_ssize_t n_tok, n_keys, t, size, pos, out, run
-    cdef int n
-    cdef int32_t count
-    cdef uint64_t column
+    cdef uint64_t *keys = &raw[0] if raw.shape[0] > 0 else NULL
     cdef bint failed = False
     cdef bint *failed_flag = &failed  # written through a pointer: shared by the threads
 
@@ -106,30 +133,8 @@ def hash_documents(
             failed_flag[0] = True
         else:
             for d in prange(n_documents, schedule="dynamic", chunksize=64):
-                n_tok = scan(views, d, scratch)
-                keys = &raw[0] + raw_ptr[d] if raw.shape[0] > 0 else NULL
-                n_keys = 0
-                for n in range(min_n, max_n + 1):
-                    for t in range(n_tok - n + 1):
-                        term = ngram(scratch, t, n, &size)
-                        keys[n_keys] = feature_key(murmurhash3_32(term, size), n_features, alternate_sign)
-                        n_keys = n_keys + 1
-                if n_keys > 0:
-                    sort(keys, keys + n_keys)
-                # merge equal columns: count = (# positive) - (# negative)
-                out = 0
-                pos = 0
-                while pos < n_keys:
-                    column = keys[pos] >> 1
-                    count = 0
-                    run = pos
-                    while run < n_keys and (keys[run] >> 1) == column:
-                        count = count + (-1 if keys[run] & 1 else 1)
-                        run = run + 1
-                    keys[out] = (column << 32) | <uint32_t> count
-                    out = out + 1
-                    pos = run
-                nnz[d] = out
+                nnz[d] = hash_document(views, d, scratch, min_n, max_n, n_features, alternate_sign,
+                                       keys + raw_ptr[d])
         free_scratch(scratch)
     if failed:
         raise MemoryError("nbfast.text: cannot allocate the per-thread tokenizer scratch")

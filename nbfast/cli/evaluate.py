@@ -2,7 +2,7 @@
 
 Accuracy, per-class precision / recall / F1 / support, macro and weighted
 averages, log-loss and the confusion matrix, as ``sklearn.metrics`` computes
-them (see :mod:`nbfast.evaluation`), at memory bounded by one chunk.  The
+them, and the expected calibration error (see :mod:`nbfast.evaluation`), at memory bounded by one chunk.  The
 input is read as the model's training input was (raw text vectorized with the
 stored settings).  Labels the model never saw count as errors and are named
 in a warning line on stderr.
@@ -35,7 +35,8 @@ def add_arguments(parser):
     parser.add_argument("--json", action="store_true",
                         help="write every figure as one JSON object on stdout instead of the text report")
     parser.add_argument("--plot", metavar="FILE.png",
-                        help="draw the confusion matrix, normalized per true label, to an image (needs matplotlib)")
+                        help="draw the confusion matrix, normalized per true label, and the reliability diagram "
+                             "to an image (needs matplotlib)")
 
 
 def check_plot(path, inputs):
@@ -84,5 +85,5 @@ def run(args):
         print(evaluation.report())
     if args.plot:
         evaluation.plot(args.plot)
-        print(f"nbfast: confusion matrix drawn to {args.plot}", file=sys.stderr)
+        print(f"nbfast: confusion matrix and reliability diagram drawn to {args.plot}", file=sys.stderr)
     return 0

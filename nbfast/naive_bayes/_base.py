@@ -60,6 +60,7 @@ from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import (
     _feature_names,
+    check_counts,
     check_is_fitted,
     check_sample_weight,
     check_X,
@@ -186,6 +187,45 @@ def held_nbytes(model):
     return sum(bases.values())
 
 
+#: Tables derived from a model's fitted table for missing values (missing="ignore"), kept outside the estimators
+#: as the float32 tables are.
+_MISSING_ROWS_CACHE = weakref.WeakKeyDictionary()
+
+
+def with_missing_rows(model, table, missing_rows):
+    """``table`` (n_rows, n_classes) with ``missing_rows()`` (n_features, n_classes) stacked under it, built once
+    per fitted table: a missing x_j becomes an entry of value 1 in column n_rows + j, whose row takes back the
+    term of feature j that the bias holds.  ``table`` is never modified in place, so it keys the cache."""
+    cached = _MISSING_ROWS_CACHE.get(model)
+    if cached is None or cached[0]() is not table:
+        cached = (weakref.ref(table), np.ascontiguousarray(np.vstack([table, missing_rows()])))
+        _MISSING_ROWS_CACHE[model] = cached
+    return cached[1]
+
+
+def split_missing(X):
+    """(X with its NaN entries stored as 0, the (n_samples, n_features) CSR indicator of those entries) for
+    validated CSR ``X``: both on X's indices and indptr, nothing densified."""
+    missing = np.isnan(X.data)
+    observed = type(X)((np.where(missing, 0.0, X.data).astype(X.dtype), X.indices, X.indptr), shape=X.shape)
+    indicator = type(X)((missing.astype(np.float64), X.indices, X.indptr), shape=X.shape)
+    for matrix in (observed, indicator):
+        matrix.indices, matrix.indptr = X.indices, X.indptr  # scipy may downcast them
+    return observed, indicator
+
+
+def missing_as_columns(X, binarize, threshold):
+    """Validated CSR ``X`` as the (n_samples, 2 n_features) matrix that a table from :func:`with_missing_rows`
+    scores: f(x) of each observed entry in its column j, 1 for a NaN entry in column n_features + j."""
+    missing = np.isnan(X.data)
+    values = (X.data > threshold).astype(np.float64) if binarize else X.data
+    data = np.where(missing, 1.0, values).astype(X.dtype, copy=False)
+    indices = np.where(missing, X.indices.astype(np.int64) + X.shape[1], X.indices)
+    matrix = sp.csr_array((data, indices, X.indptr.astype(np.int64)), shape=(X.shape[0], 2 * X.shape[1]), copy=False)
+    matrix.indices, matrix.indptr = indices, X.indptr.astype(np.int64)
+    return matrix
+
+
 def log_normalize(log_scores, *, log=False):
     """Rows of unnormalized log-scores to posteriors (or log-posteriors), by a stable logsumexp.
 
@@ -310,6 +350,12 @@ def check_fitted_state(model):
             if isinstance(value, (list, tuple)) else []
         if name != "classes_" and any(a.dtype.kind not in "biuf" for a in arrays):
             raise ValueError(f"{name} must hold numbers.")
+    observed = vars(model).get("observed_count_")
+    if observed is not None:
+        if not isinstance(observed, np.ndarray) or observed.shape != (len(classes), n_features) \
+                or observed.dtype.kind not in "biuf":
+            raise ValueError(f"observed_count_ must be an array of shape {(len(classes), n_features)}.")
+        check_counts(observed, "observed_count_")
     model._validate_params(n_features, len(classes))
     model._validate_fitted()
 
@@ -331,7 +377,12 @@ def check_fitted_shapes(cls, fitted):
         raise ValueError(f"classes_ must be a non-empty 1-D array, got {type(classes).__name__}.")
     if not isinstance(n_features, numbers.Integral) or isinstance(n_features, bool) or n_features < 1:
         raise ValueError(f"n_features_in_ must be a positive integer, got {n_features!r}.")
-    for name, expected in cls._fitted_shapes(fitted, len(classes), int(n_features)).items():
+    shapes = cls._fitted_shapes(fitted, len(classes), int(n_features))
+    if "observed_count_" in fitted:
+        if not cls._keeps_observed_count:
+            raise ValueError(f"{cls.__name__} has no observed_count_.")
+        shapes["observed_count_"] = (len(classes), int(n_features))
+    for name, expected in shapes.items():
         value = fitted[name]
         if isinstance(expected, list):
             if not isinstance(value, (list, tuple)) or len(value) != len(expected):
@@ -379,6 +430,8 @@ def rebuild(cls, params, fitted, feature_names=None):
     model = cls(**params)
     if fitted is not None:
         check_fitted_shapes(cls, fitted)
+        if "observed_count_" in fitted:  # before the attributes whose setters derive statistics from it
+            model.observed_count_ = fitted["observed_count_"]
         compact = bool(cls._compact_attributes) and set(fitted) == set(cls._compact_attributes)
         for name in cls._compact_attributes if compact else cls._fitted_attributes:
             setattr(model, name, fitted[name])
@@ -436,6 +489,12 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
     _composite = False
     #: Name of the class-prior hyperparameter (scikit-learn's GaussianNB calls it ``priors``).
     _prior_param = "class_prior"
+    #: Whether models fitted with ``missing="ignore"`` keep ``observed_count_`` (n_classes, n_features), the
+    #: weighted number of observed values of each feature per class: a statistic (partial_fit, merge) and an
+    #: optional fitted attribute (persistence), absent from models fitted without missing values.
+    _keeps_observed_count = False
+    #: Whether the estimator takes ``missing`` ("error" or "ignore"): MixedNB passes its own to such parts.
+    _takes_missing = False
 
     # --------------------------------------------------------- statistics
     def _validate_params(self, n_features, n_classes):
@@ -448,9 +507,29 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
     def _validate_scoring_params(self):
         """Check the parameters that scoring reads (cheap: called before every prediction)."""
 
+    def _ignores_missing(self):
+        """Whether NaN in X is a missing value, left out of fit and of each row's score (``missing="ignore"``).
+
+        The default, False, is for estimators without the ``missing`` parameter: NaN raises.
+        """
+        return False
+
     def _check_X(self, X, reset):
         """Validate X (fit and predict); subclasses may transform it further."""
-        return check_X(X, self, reset=reset, non_negative=self._non_negative)
+        return check_X(X, self, reset=reset, non_negative=self._non_negative, allow_nan=self._ignores_missing())
+
+    def _observed_count(self):
+        """Weighted number of observed values of each feature per class, (n_classes, n_features) read-only:
+        ``observed_count_`` of a model fitted with missing values, else the class count of every feature."""
+        observed = vars(self).get("observed_count_")
+        if observed is not None:
+            return observed
+        class_count = np.asarray(self.class_count_, dtype=np.float64)
+        return np.broadcast_to(class_count[:, None], (class_count.shape[0], self.n_features_in_))
+
+    def _fitted_stat_names(self):
+        """``_stat_names`` and, in a model that holds it, ``observed_count_``."""
+        return self._stat_names + (("observed_count_",) if "observed_count_" in vars(self) else ())
 
     def _init_stats(self, n_classes, n_features):
         """Return a dict of zeroed sufficient statistics."""
@@ -654,6 +733,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
                                 for j in range(len(values[0]))]
             else:
                 merged[name] = np.sum([np.asarray(v, dtype=np.float64) for v in values], axis=0)
+        if any("observed_count_" in vars(model) for model in models):
+            merged["observed_count_"] = np.sum([model._observed_count() for model in models], axis=0)
         return merged
 
     @classmethod
@@ -788,7 +869,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
     def _current_stats(self):
         """The fitted statistics, made writable in place for the next batch."""
         stats = {}
-        for name in self._stat_names:
+        for name in self._fitted_stat_names():
             value = np.require(getattr(self, name), dtype=np.float64, requirements=["C", "W"])
             setattr(self, name, value)
             stats[name] = value
@@ -802,6 +883,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
             self.feature_names_in_ = feature_names
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
+        if "observed_count_" not in stats:  # left by an earlier fit with missing values
+            vars(self).pop("observed_count_", None)
         for name, value in stats.items():
             setattr(self, name, value)
         self._update_params()
@@ -816,7 +899,10 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         exact = self._score_outside_the_linear_form(X, mode)
         if exact is not None:
             return exact
-        table, bias, binarize, threshold = self._linear_terms()
+        return self._score_linear(X, mode, *self._linear_terms())
+
+    def _score_linear(self, X, mode, table, bias, binarize, threshold):
+        """Run the fused kernel in ``mode`` on validated CSR X, with this (n_features, n_classes) table and bias."""
         bias = np.ascontiguousarray(bias, dtype=np.float64)
         check_scoring_table(table, bias, X.shape[1], len(self.classes_), self._log_prior())
         n_samples = X.shape[0]
@@ -948,5 +1034,9 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         tags.input_tags.positive_only = self._non_negative
+        try:
+            tags.input_tags.allow_nan = self._ignores_missing()
+        except ValueError:  # an invalid ``missing``: refused at fit
+            tags.input_tags.allow_nan = False
         tags.classifier_tags.poor_score = True
         return tags

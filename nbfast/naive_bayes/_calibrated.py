@@ -114,7 +114,7 @@ def _with_stats(model, stats):
 
 
 class CalibratedNB(_WrapperNB):
-    """A Naive Bayes model with temperature-scaled posteriors: softmax(jll / temperature_).
+    """A Naive Bayes model with temperature-scaled posteriors: ``softmax(jll / temperature_)``.
 
     ``predict_proba``, ``predict_log_proba`` (and so ``nbfast.decide``,
     ``predict_with_reject``, ``score``-like uses of posteriors) use the

@@ -34,8 +34,15 @@ from nbfast._kernels.categories import category_columns, count_bad_codes
 from nbfast._kernels import tables
 from nbfast._kernels.compact import pointer_array, sum_by_class
 from nbfast._kernels.threads import effective_n_threads
-from nbfast._validation import check_counts, check_log_prior, check_no_nan
-from nbfast.naive_bayes._base import _BaseNB, contrast, pair_terms, scores_from_joint_log_likelihood, terms_matrix
+from nbfast._validation import check_counts, check_log_prior, check_missing, check_no_nan
+from nbfast.naive_bayes._base import (
+    _BaseNB,
+    contrast,
+    pair_terms,
+    scores_from_joint_log_likelihood,
+    terms_matrix,
+    with_missing_rows,
+)
 from nbfast.naive_bayes._compact import CompactTable, SparseCounts, counts_shape, fits_compact
 from nbfast.naive_bayes._discrete import _BaseDiscreteNB, accumulate_class_counts, count_classes
 
@@ -149,6 +156,13 @@ class CategoricalNB(_BaseDiscreteNB):
         If set, values are clipped at ``max_categories - 1`` and every feature
         has exactly ``max_categories`` categories (unless ``min_categories``
         asks for more, which is refused).
+    missing : {"error", "ignore"}, default="error"
+        What NaN in X is: an error (scikit-learn's behaviour), or a missing
+        value ("ignore"), counted in no category of its feature (so that the
+        smoothing denominator of feature j in class c is the number of its
+        observed values plus alpha * n_categories_[j]) and left out of the
+        row's joint log-likelihood.  A stored NaN of sparse X is missing;
+        implicit zeros stay category 0.
 
     Attributes
     ----------
@@ -168,7 +182,7 @@ class CategoricalNB(_BaseDiscreteNB):
         Read-only; an assigned array is checked (counts >= 1) and copied.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of features seen during fit, when X has string column names.
 
     Notes
@@ -190,6 +204,7 @@ class CategoricalNB(_BaseDiscreteNB):
     """
 
     _stat_names = ("class_count_", "_category_counts")
+    _takes_missing = True
     _fitted_attributes = (
         "classes_", "n_features_in_", "class_count_", "n_categories_", "category_count_",
         "class_log_prior_", "feature_log_prob_",
@@ -200,11 +215,12 @@ class CategoricalNB(_BaseDiscreteNB):
 
     def __init__(
         self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None, min_categories=None,
-        max_categories=None,
+        max_categories=None, missing="error",
     ):
         super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior, force_alpha=force_alpha)
         self.min_categories = min_categories
         self.max_categories = max_categories
+        self.missing = missing
 
     # ---------------------------------------------------------- parameters
     def _check_alpha(self, n_features):
@@ -218,6 +234,10 @@ class CategoricalNB(_BaseDiscreteNB):
 
     def _validate_scoring_params(self):
         self._max_categories()
+        check_missing(self.missing)
+
+    def _ignores_missing(self):
+        return check_missing(self.missing)
 
     def _max_categories(self):
         K = self.max_categories
@@ -253,8 +273,8 @@ class CategoricalNB(_BaseDiscreteNB):
     # ---------------------------------------------------------- input
     def _check_X(self, X, reset):
         X = super()._check_X(X, reset)
-        if count_bad_codes(X.data, _MAX_CODE, effective_n_threads(X.nnz)):
-            data = X.data
+        if count_bad_codes(X.data, _MAX_CODE, self._ignores_missing(), effective_n_threads(X.nnz)):
+            data = X.data[~np.isnan(X.data)]
             bad = data[(data != np.floor(data)) | (data >= _MAX_CODE)][0]
             raise ValueError(
                 f"CategoricalNB needs non-negative integer category codes in X (below 2**53); got {bad!r}. "
@@ -271,16 +291,21 @@ class CategoricalNB(_BaseDiscreteNB):
     def _category_matrix(self, X, n_categories):
         """X with entry (i, j, v) moved to column start_j + min(v, slot), value [v > 0].
 
-        Stored zeros get value 0: category 0 is accounted for by the bias.
+        Stored zeros get value 0: category 0 is accounted for by the bias.  With
+        missing values, a NaN entry (i, j) goes to column width + j, value 1, after
+        the width = sum(n_categories + 1) columns of the layout.
         """
         n_categories = np.ascontiguousarray(n_categories, dtype=np.int64)  # also when set by hand
         columns = np.empty(X.nnz, dtype=np.int64)
         present = np.empty(X.nnz, dtype=np.float64)
+        width = int(np.sum(n_categories + 1))
+        missing_start = width if self._ignores_missing() else -1
         category_columns(
-            X.data, X.indices, n_categories, _starts(n_categories), self._max_code(), columns, present,
+            X.data, X.indices, n_categories, _starts(n_categories), self._max_code(), missing_start, columns, present,
             effective_n_threads(X.nnz),
         )
-        return _csr(present, columns, X.indptr.astype(np.int64), (X.shape[0], int(np.sum(n_categories + 1))))
+        shape = (X.shape[0], width + (X.shape[1] if self._ignores_missing() else 0))
+        return _csr(present, columns, X.indptr.astype(np.int64), shape)
 
     # ---------------------------------------------------------- statistics
     @classmethod
@@ -322,7 +347,8 @@ class CategoricalNB(_BaseDiscreteNB):
                 "n_categories_": self.n_categories_}
 
     def _has_compact_table(self):
-        return bool(self.alpha > 0 or not self.force_alpha)
+        # missing values keep a model dense: category 0's counts no longer follow from the others' (N_c - sum_v>0)
+        return bool(self.alpha > 0 or not self.force_alpha) and self.missing == "error"
 
     def _soft_label_accumulator(self, X):
         # Category counts do not take soft labels (the count models' accumulator reads feature_count_).
@@ -331,7 +357,7 @@ class CategoricalNB(_BaseDiscreteNB):
     def _accumulate(self, stats, X, y_index, sample_weight):
         n_classes, n_features = stats["class_count_"].shape[0], X.shape[1]
         largest = np.zeros(n_features)
-        np.maximum.at(largest, X.indices, X.data)
+        np.fmax.at(largest, X.indices, X.data)  # NaN (missing) is no category
         largest = np.minimum(largest.astype(np.int64), self._max_code())
         old = stats["n_categories_"]
         new = np.maximum(np.maximum(old, largest + 1), self._min_categories(n_features))
@@ -354,10 +380,13 @@ class CategoricalNB(_BaseDiscreteNB):
             grown[:, _starts(new)[feature] + category] = counts[:, old_columns]
             counts = grown
         # Categories v > 0 are counted from the stored entries; category 0 of
-        # feature j gets N_c minus the class's rows where x_j > 0.
+        # feature j gets N_c minus the class's rows where x_j > 0 or x_j is missing.
         categories = self._category_matrix(X, new)
         batch_class_count = np.zeros(n_classes)
-        accumulate_class_counts(categories, y_index, sample_weight, batch_class_count, counts)
+        if self._ignores_missing():  # the counts of the missing columns after the layout are dropped
+            counts = self._missing_counts_dropped(categories, y_index, sample_weight, batch_class_count, counts)
+        else:
+            accumulate_class_counts(categories, y_index, sample_weight, batch_class_count, counts)
         present = np.zeros((n_classes, n_features))
         presence = _csr(categories.data, X.indices, X.indptr, X.shape)
         accumulate_class_counts(presence, y_index, sample_weight, np.zeros(n_classes), present)
@@ -366,6 +395,34 @@ class CategoricalNB(_BaseDiscreteNB):
         stats["class_count_"] += batch_class_count
         stats["n_categories_"] = new
         stats["_category_counts"] = counts
+
+    @staticmethod
+    def _missing_counts_dropped(categories, y_index, sample_weight, class_count, counts):
+        """``counts`` plus the category counts of ``categories`` (which has a missing column per feature after
+        the layout), the missing columns' counts left out."""
+        width = counts.shape[1]
+        counts = np.hstack([counts, np.zeros((counts.shape[0], categories.shape[1] - width))])
+        accumulate_class_counts(categories, y_index, sample_weight, class_count, counts)
+        return np.ascontiguousarray(counts[:, :width])
+
+    def _deltas(self, values):
+        """``values`` (n_classes, layout width) minus each feature's category 0 value, as the scoring table reads
+        them: with missing values, followed by a column per feature holding minus its category 0 value (a
+        missing x_j takes back the term of category 0 that the bias holds)."""
+        zero = values[:, _starts(self.n_categories_)]
+        deltas = values - np.repeat(zero, self.n_categories_ + 1, axis=1)
+        return np.hstack([deltas, -zero]) if self._ignores_missing() else deltas
+
+    def _scoring_table(self, table):
+        """The (rows of the category matrix, n_classes) table scoring reads, from the model's ``table`` (its
+        ``_linear_terms``): with missing values, one row per feature more (built once per fitted table).  A
+        compact model (fitted with missing="error", then set to "ignore") is scored by its dense tables."""
+        if not self._ignores_missing():
+            return table
+        if isinstance(table, CompactTable):
+            return self._derived("missing_scoring",
+                                 lambda: np.ascontiguousarray(self._deltas(self._stacked_log_prob()).T))
+        return with_missing_rows(self, table, lambda: -self._stacked_log_prob()[:, _starts(self.n_categories_)].T)
 
     def _smoothed_log_prob(self, alpha):
         """log((N_cjv + alpha) / (N_c + alpha * n_j)) in the stacked layout, slots included."""
@@ -636,7 +693,8 @@ class CategoricalNB(_BaseDiscreteNB):
     def _pair_terms(self, X, first, second):
         # entry k of the category matrix is entry k of X, moved to its category's column
         table, bias = self._linear_terms()[:2]
-        terms, constant = pair_terms(self._category_matrix(X, self.n_categories_), table, bias, first, second)
+        terms, constant = pair_terms(self._category_matrix(X, self.n_categories_), self._scoring_table(table), bias,
+                                     first, second)
         return terms_matrix(X, terms), constant
 
     def _feature_scores(self):
@@ -651,10 +709,11 @@ class CategoricalNB(_BaseDiscreteNB):
         if n_categories.shape != (X.shape[1],):
             raise ValueError(f"n_categories_ has shape {n_categories.shape}, expected ({X.shape[1]},).")
         categories = self._category_matrix(X, n_categories)
-        dense = vars(self).get("_dense_tables")
-        if dense is None or dense.finite:
-            return super()._score(categories, mode)
-        return self._score_with_impossible_categories(categories, mode, dense.log_prob)
+        dense = vars(self).get("_dense_tables")  # read once: a refit in another thread replaces it whole
+        if dense is not None and not dense.finite:
+            return self._score_with_impossible_categories(categories, mode, dense.log_prob)
+        table, bias = self._linear_terms()[:2]
+        return self._score_linear(categories, mode, self._scoring_table(table), bias, False, 0.0)
 
     def _score_with_impossible_categories(self, categories, mode, log_prob):
         """Exact scores when some log p(x_j = v | c) is -inf (alpha = 0).
@@ -665,10 +724,10 @@ class CategoricalNB(_BaseDiscreteNB):
         """
         impossible = np.isneginf(log_prob)
         finite = np.where(impossible, 0.0, log_prob)
-        starts, width = _starts(self.n_categories_), self.n_categories_ + 1
-        jll = categories @ (finite - np.repeat(finite[:, starts], width, axis=1)).T
+        starts = _starts(self.n_categories_)
+        jll = categories @ self._deltas(finite).T
         jll += self.class_log_prior_ + finite[:, starts].sum(axis=1)
-        n_impossible = categories @ (impossible - np.repeat(impossible[:, starts], width, axis=1).astype(float)).T
+        n_impossible = categories @ self._deltas(impossible.astype(float)).T
         n_impossible += impossible[:, starts].sum(axis=1)
         jll[n_impossible > 0] = -np.inf
         return scores_from_joint_log_likelihood(jll, mode)

@@ -20,8 +20,24 @@ from nbfast._kernels import tables
 from nbfast._kernels.counts import add_class_counts
 from nbfast._kernels.scoring import Output, score_csr
 from nbfast._kernels.threads import effective_n_threads
-from nbfast._validation import _dense_to_float, check_class_prior, check_counts, check_log_prior, check_no_nan
-from nbfast.naive_bayes._base import _BaseNB, class_log_prior, scores_from_joint_log_likelihood
+from nbfast._validation import (
+    _dense_to_float,
+    check_class_prior,
+    check_counts,
+    check_log_prior,
+    check_missing,
+    check_no_nan,
+)
+from nbfast.naive_bayes._base import (
+    _BaseNB,
+    class_log_prior,
+    missing_as_columns,
+    pair_terms,
+    scores_from_joint_log_likelihood,
+    split_missing,
+    terms_matrix,
+    with_missing_rows,
+)
 from nbfast.naive_bayes._compact import CompactTable, SparseCounts, counts_shape, fits_compact, smoothed_table
 
 _ALPHA_LOWER_BOUND = 1e-10
@@ -209,6 +225,9 @@ class _CountNB(_BaseDiscreteNB):
         accumulate_class_counts(X, y_index, sample_weight, class_count, counts, binarize=binarize, threshold=threshold)
 
     def _soft_label_accumulator(self, X):
+        if self._ignores_missing():
+            raise TypeError(f"{type(self).__name__} with missing='ignore' does not learn from soft labels "
+                            "(semi-supervised EM): its observed counts are not kept per soft label.")
         binarize, threshold = self._kernel_threshold()
         accumulate = soft_class_counts(X, binarize=binarize, threshold=threshold)
 
@@ -224,21 +243,31 @@ class _CountNB(_BaseDiscreteNB):
         self.class_count_ = np.require(self.class_count_, dtype=np.float64, requirements=["C", "W"])
         if not isinstance(self._feature_counts, SparseCounts):
             self._feature_counts = np.require(self._feature_counts, dtype=np.float64, requirements=["C", "W"])
-        return {"class_count_": self.class_count_, "_feature_counts": self._feature_counts}
+        stats = {"class_count_": self.class_count_, "_feature_counts": self._feature_counts}
+        if "observed_count_" in vars(self):
+            self.observed_count_ = np.require(self.observed_count_, dtype=np.float64, requirements=["C", "W"])
+            stats["observed_count_"] = self.observed_count_
+        return stats
 
     @classmethod
     def _merge_stats(cls, models):
         counts = sum_counts([model._counts() for model in models])
         class_count = np.sum([np.asarray(model.class_count_, dtype=np.float64) for model in models], axis=0)
-        return {"class_count_": class_count, "_feature_counts": counts}
+        stats = {"class_count_": class_count, "_feature_counts": counts}
+        if any("observed_count_" in vars(model) for model in models):
+            stats["observed_count_"] = np.sum([model._observed_count() for model in models], axis=0)
+        return stats
 
     @classmethod
     def _complement_stats(cls, whole, part):
         # Counts add up over rows, so they subtract: the statistics of the other rows (whole + (-part) is
         # whole - part exactly, entry by entry, in either representation).
         counts = sum_counts([whole._counts(), negated_counts(part._counts())])
-        return {"class_count_": np.asarray(whole.class_count_, dtype=np.float64) - part.class_count_,
-                "_feature_counts": counts}
+        stats = {"class_count_": np.asarray(whole.class_count_, dtype=np.float64) - part.class_count_,
+                 "_feature_counts": counts}
+        if "observed_count_" in vars(whole):
+            stats["observed_count_"] = whole._observed_count() - part._observed_count()
+        return stats
 
     def _update_feature_log_prob(self, alpha):
         # The tables are derived on first use, from the parameters of this moment.
@@ -462,7 +491,7 @@ class MultinomialNB(_CountNB):
         log P(x_i | y) = log((N_yi + alpha_i) / (N_y + sum(alpha))).
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of features seen during fit, when X has string column names.
 
     Examples
@@ -517,6 +546,13 @@ class BernoulliNB(_CountNB):
         Whether to learn class prior probabilities; if False a uniform prior is used.
     class_prior : array-like of shape (n_classes,), default=None
         Prior probabilities of the classes (must sum to 1); not adjusted to the data.
+    missing : {"error", "ignore"}, default="error"
+        What NaN in X is: an error (scikit-learn's behaviour), or a missing
+        value ("ignore"), left out of its feature's counts (theta_ci's
+        denominator becomes the class's number of observed values of feature
+        i, ``observed_count_``, plus 2 alpha) and out of the row's joint
+        log-likelihood.  A stored NaN of sparse X is missing; implicit zeros
+        stay absences.
 
     Attributes
     ----------
@@ -530,9 +566,13 @@ class BernoulliNB(_CountNB):
         Weighted number of samples of each class in which each feature is present.
     feature_log_prob_ : ndarray of shape (n_classes, n_features)
         log theta_ci = log((N_ci + alpha) / (N_c + 2 alpha)).
+    observed_count_ : ndarray of shape (n_classes, n_features)
+        Weighted number of observed (not NaN) values of each feature per
+        class, N_c of theta_ci's denominator: only in models fitted with
+        ``missing="ignore"``.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of features seen during fit, when X has string column names.
 
     Examples
@@ -548,10 +588,14 @@ class BernoulliNB(_CountNB):
     """
 
     _non_negative = False
+    _keeps_observed_count = True
+    _takes_missing = True
 
-    def __init__(self, *, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True, class_prior=None):
+    def __init__(self, *, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True, class_prior=None,
+                 missing="error"):
         super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior, force_alpha=force_alpha)
         self.binarize = binarize
+        self.missing = missing
 
     def _threshold(self):
         """(binarize in the kernel?, threshold)."""
@@ -563,6 +607,10 @@ class BernoulliNB(_CountNB):
 
     def _validate_scoring_params(self):
         self._threshold()
+        check_missing(self.missing)
+
+    def _ignores_missing(self):
+        return check_missing(self.missing)
 
     def _check_X(self, X, reset):
         binarize, threshold = self._threshold()
@@ -570,7 +618,9 @@ class BernoulliNB(_CountNB):
             # Implicit zeros become ones: binarize densely, as scikit-learn does.
             if sp.issparse(X):
                 raise ValueError("Cannot binarize a sparse matrix with threshold < 0")
-            X = (_dense_to_float(X, "X") > threshold).astype(np.float64)
+            X = _dense_to_float(X, "X")
+            X = np.where(np.isnan(X), X, X > threshold) if self._ignores_missing() else (X > threshold)
+            X = X.astype(np.float64)
         return super()._check_X(X, reset)
 
     def _kernel_threshold(self):
@@ -579,13 +629,52 @@ class BernoulliNB(_CountNB):
         return (binarize and threshold >= 0), threshold
 
     def _has_compact_table(self):
-        # with a per-feature alpha, the default presence weight depends on the feature too
-        return super()._has_compact_table() and np.ndim(self.alpha) == 0
+        # with a per-feature alpha, the default presence weight depends on the feature too; with missing values,
+        # theta_ci's denominator depends on the feature (observed_count_): such models stay dense
+        return super()._has_compact_table() and np.ndim(self.alpha) == 0 and self.missing == "error" and \
+            "observed_count_" not in vars(self)
 
-    # log theta_ci = log(N_ci + alpha) - log(N_c + 2 alpha)
+    def _init_stats(self, n_classes, n_features):
+        stats = super()._init_stats(n_classes, n_features)
+        if self._ignores_missing():  # dense: observed_count_ is (n_classes, n_features) anyway
+            stats["_feature_counts"] = np.zeros((n_classes, n_features))
+            stats["observed_count_"] = np.zeros((n_classes, n_features))
+        return stats
+
+    def _accumulate(self, stats, X, y_index, sample_weight):
+        if "observed_count_" not in stats and not self._ignores_missing():
+            super()._accumulate(stats, X, y_index, sample_weight)
+            return
+        if isinstance(stats["_feature_counts"], SparseCounts):  # continuing a compact model, with missing values
+            stats["_feature_counts"] = stats["_feature_counts"].settled().toarray()
+        self._accumulate_observed(stats, X, y_index, sample_weight)
+
+    def _accumulate_observed(self, stats, X, y_index, sample_weight):
+        """``_accumulate`` keeping ``observed_count_``: N_c minus the class's missing values of each feature."""
+        binarize, threshold = self._kernel_threshold()
+        observed, missing = split_missing(X)
+        class_count = np.zeros_like(stats["class_count_"])
+        counts = stats["_feature_counts"]
+        accumulate_class_counts(observed, y_index, sample_weight, class_count, counts,
+                                binarize=binarize, threshold=threshold)
+        missing_count = np.zeros_like(counts)
+        accumulate_class_counts(missing, y_index, sample_weight, np.zeros_like(class_count), missing_count)
+        if "observed_count_" not in stats:  # continuing a model fitted without missing values
+            stats["observed_count_"] = np.repeat(stats["class_count_"][:, None], X.shape[1], axis=1)
+        stats["observed_count_"] += class_count[:, None] - missing_count
+        stats["class_count_"] += class_count
+
+    # log theta_ci = log(N_ci + alpha) - log(N_c + 2 alpha), N_c the observed count O_ci with missing values
     # jll = log prior + sum_i log(1 - theta_i) + sum_{i present} [log theta_i - log(1 - theta_i)]
     def _dense_log_table(self, counts, params):
-        return self._smoothed_log_table(counts, params["alpha"], self.class_count_, alpha_weight=2.0)
+        observed = vars(self).get("observed_count_")
+        if observed is None:
+            return self._smoothed_log_table(counts, params["alpha"], self.class_count_, alpha_weight=2.0)
+        alpha = np.asarray(params["alpha"], dtype=np.float64)
+        table = self._smoothed_log_table(counts, alpha, np.ones(counts.shape[0]))  # log(N_ci + alpha_i) - log 1
+        with np.errstate(divide="ignore"):
+            table -= np.log(np.asarray(observed, dtype=np.float64).T + 2 * (alpha[:, None] if alpha.ndim else alpha))
+        return table
 
     def _dense_terms(self, log_table):
         presence = np.empty_like(log_table)
@@ -607,6 +696,31 @@ class BernoulliNB(_CountNB):
         log_absent_sum = (counts.n_features - counts.class_entries()) * log_absent0 + counts.sum_by_class(log_absent)
         return CompactTable(counts.indptr, counts.classes, deviation, presence0), log_absent_sum
 
+    def _missing_scoring(self, X):
+        """(X as :func:`missing_as_columns` makes it, the stacked table, the bias) with missing values: a missing
+        x_i scores -log(1 - theta_i), taking back the absence term the bias holds."""
+        table, bias = self._scoring_terms()
+        if isinstance(table, CompactTable):  # fitted compact, then set_params(missing="ignore"): scored densely
+            table, bias = self._derived("dense_scoring", lambda: self._dense_terms(self._log_prob_table))
+        binarize, threshold = self._kernel_threshold()
+        stacked = with_missing_rows(self, table, lambda: -np.log1p(-np.exp(self._log_prob_table)))
+        return missing_as_columns(X, binarize, threshold), stacked, self._added_log_prior() + bias
+
+    def _score(self, X, mode):
+        if not self._ignores_missing():
+            return super()._score(X, mode)
+        exact = self._score_outside_the_linear_form(X, mode)
+        if exact is not None:
+            return exact
+        columns, stacked, bias = self._missing_scoring(X)
+        return self._score_linear(columns, mode, stacked, bias, False, 0.0)
+
+    def _pair_terms(self, X, first, second):
+        if not self._ignores_missing():
+            return super()._pair_terms(X, first, second)
+        terms, constant = pair_terms(*self._missing_scoring(X), first, second)  # entry k of X is entry k there
+        return terms_matrix(X, terms), constant
+
     def _linear_in_binarized_x(self):
         return self.binarize is not None
 
@@ -627,17 +741,18 @@ class BernoulliNB(_CountNB):
         if not np.isneginf(self._scoring_terms()[1]).any():  # the bias: sum_i log(1 - theta_ci)
             return None
         binarize, threshold = self._kernel_threshold()
+        X, missing = split_missing(X)  # no missing value is an absence
+        X = X.copy()  # its own indices: eliminate_zeros works in place
         if binarize:
-            X = X.copy()
             X.data = (X.data > threshold).astype(np.float64)
-            X.eliminate_zeros()  # 0 * log theta = 0 even where log theta = -inf
+        X.eliminate_zeros()  # 0 * log theta = 0 even where log theta = -inf
         table = self._log_prob_table
         with np.errstate(divide="ignore"):
             log_absent = np.log1p(-np.exp(table))
         certain = np.isneginf(log_absent)
         log_absent[certain] = 0.0
-        jll = X @ (table - log_absent) + (self.class_log_prior_ + log_absent.sum(axis=0))
-        jll[X @ certain.astype(np.float64) < certain.sum(axis=0)] = -np.inf
+        jll = X @ (table - log_absent) - missing @ log_absent + (self.class_log_prior_ + log_absent.sum(axis=0))
+        jll[(X + missing) @ certain.astype(np.float64) < certain.sum(axis=0)] = -np.inf
         return scores_from_joint_log_likelihood(jll, mode)
 
 
@@ -679,7 +794,7 @@ class ComplementNB(_CountNB):
         Empirical weights for class complements.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of features seen during fit, when X has string column names.
 
     References
@@ -805,7 +920,7 @@ class PoissonNB(_CountNB):
         probability: it is the weight of one count of feature i in class c).
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of features seen during fit, when X has string column names.
 
     Notes

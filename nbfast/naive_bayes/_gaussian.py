@@ -18,43 +18,60 @@ import scipy.sparse as sp
 from nbfast._kernels import gaussian as _kernels
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
-from nbfast._validation import check_class_prior, check_counts, check_is_fitted, check_X
+from nbfast._validation import check_class_prior, check_counts, check_is_fitted, check_missing, check_X
 from nbfast.naive_bayes._base import _BaseNB, encode_labels, pair_terms, terms_matrix, unique_classes
 from nbfast.naive_bayes._discrete import group_rows_by_class
 
 VARIANCES = ("class_feature", "feature", "class", "global")
 
 
-def class_moments(X, y_index, n_classes, sample_weight):
-    """Per-class (weight (n_classes,), mean and population variance (n_classes, n_features)) of a batch.
+def class_moments(X, y_index, n_classes, sample_weight, skip_nan=False):
+    """Per-class (weight (n_classes,), count, mean and population variance (n_classes, n_features)) of a batch.
 
     ``X`` is validated dense or CSR; for CSR the implicit zeros are values 0.
-    Classes without rows (or with zero total weight) get mean and variance 0.
+    The count is the weight itself, unless ``skip_nan``: NaN is then a missing
+    value, left out, and the count is the weight of the observed values of
+    each (class, feature).  Cells without weight get mean and variance 0.
     """
     weight = np.bincount(y_index, weights=sample_weight, minlength=n_classes).astype(np.float64, copy=False)
     mean = np.zeros((n_classes, X.shape[1]))
     var = np.zeros((n_classes, X.shape[1]))
+    observed = np.zeros((n_classes, X.shape[1]) if skip_nan else (0, 0))
     weights = np.empty(0) if sample_weight is None else sample_weight
     if sp.issparse(X):
         order, start = group_rows_by_class(y_index, n_classes)
         _kernels.class_moments_csr(
-            X.data, X.indices, X.indptr, order, start, weights, weight, mean, var, effective_n_threads(2 * X.nnz)
+            X.data, X.indices, X.indptr, order, start, weights, weight, mean, var, observed,
+            effective_n_threads(2 * X.nnz),
         )
     else:
-        _kernels.class_moments_dense(X, y_index, weights, weight, mean, var, effective_n_threads(2 * X.size))
-    return weight, mean, var
+        _kernels.class_moments_dense(X, y_index, weights, weight, mean, var, observed,
+                                     effective_n_threads(2 * X.size))
+    return weight, observed if skip_nan else weight, mean, var
+
+
+def per_feature(count, shape):
+    """Counts per group (n_groups,) or per group and feature, as (n_groups, n_features)."""
+    return np.broadcast_to(count[:, None], shape) if count.ndim == 1 else count
 
 
 def pool_groups(count, mean, var):
-    """Count (1,), mean and population variance (1, n_features) of the union of disjoint groups.
+    """Count, mean and population variance (1, n_features) of the union of disjoint groups.
 
     The total variance is the within-group part plus the between-group part:
-    sum_g n_g (var_g + (mean_g - mean)^2) / n.
+    sum_g n_g (var_g + (mean_g - mean)^2) / n.  ``count`` is per group
+    (n_groups,), giving a count (1,), or per group and feature (observed
+    values), giving a count (1, n_features); a feature without any gets 0.
     """
-    total = count.sum()
-    pooled_mean = count @ mean / total
-    pooled_var = count @ (var + (mean - pooled_mean) ** 2) / total
-    return np.array([total]), pooled_mean[None, :], pooled_var[None, :]
+    if count.ndim == 1:
+        total = count.sum()
+        pooled_mean = count @ mean / total
+        pooled_var = count @ (var + (mean - pooled_mean) ** 2) / total
+        return np.array([total]), pooled_mean[None, :], pooled_var[None, :]
+    total = count.sum(axis=0)
+    pooled_mean = _ratio((count * mean).sum(axis=0), total)
+    pooled_var = _ratio((count * (var + (mean - pooled_mean) ** 2)).sum(axis=0), total)
+    return total[None, :], pooled_mean[None, :], pooled_var[None, :]
 
 
 def merge_moments(count_a, mean_a, var_a, count_b, mean_b, var_b):
@@ -64,15 +81,16 @@ def merge_moments(count_a, mean_a, var_a, count_b, mean_b, var_b):
     deviations, exactly as scikit-learn's ``GaussianNB._update_mean_variance``:
     a group whose new weight is close to 0 keeps its past moments, and a group
     with no past samples takes the new moments as they are.  Counts are
-    (n_groups,), means and variances (n_groups, n_features).
+    (n_groups,) or, for counts of observed values, (n_groups, n_features);
+    means and variances (n_groups, n_features).
     """
     count = count_a + count_b
-    ca, cb, c = count_a[:, None], count_b[:, None], count[:, None]
+    ca, cb, c = (per_feature(n, mean_a.shape) for n in (count_a, count_b, count))
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = (cb * mean_b + ca * mean_a) / c
         var = (ca * var_a + cb * var_b + (cb * ca / c) * (mean_a - mean_b) ** 2) / c
-    keep_a = np.isclose(count_b, 0.0)[:, None]
-    take_b = (count_a == 0)[:, None]
+    keep_a = np.isclose(cb, 0.0)
+    take_b = ca == 0
     mean = np.where(keep_a, mean_a, np.where(take_b, mean_b, mean))
     var = np.where(keep_a, var_a, np.where(take_b, var_b, var))
     return count, mean, var
@@ -84,32 +102,34 @@ def _ratio(numerator, denominator):
     return np.divide(numerator, denominator, out=np.zeros(numerator.shape), where=denominator > 0)
 
 
-def pooled_variance(raw_var, class_count, variance, ddof):
+def pooled_variance(raw_var, count, variance, ddof):
     """The model's variances (broadcastable to (n_classes, n_features)) from per-class population variances.
 
-    With ssd_cj = N_c * raw_var_cj the within-class sums of squared deviations,
-    N = sum_c N_c and C the number of classes with samples:
+    With N_cj the count of class c's values of feature j (``count``: per class,
+    or per class and feature with missing values), ssd_cj = N_cj * raw_var_cj
+    the within-class sums of squared deviations, N_j = sum_c N_cj and C_j the
+    number of classes with values of feature j:
 
-    - ``class_feature``: ssd_cj / (N_c - ddof)
-    - ``feature``: sum_c ssd_cj / (N - ddof C)
-    - ``class``: sum_j ssd_cj / (n_features (N_c - ddof))
-    - ``global``: sum_cj ssd_cj / (n_features (N - ddof C))
+    - ``class_feature``: ssd_cj / (N_cj - ddof)
+    - ``feature``: sum_c ssd_cj / (N_j - ddof C_j)
+    - ``class``: sum_j ssd_cj / sum_j (N_cj - ddof)
+    - ``global``: sum_cj ssd_cj / sum_j (N_j - ddof C_j)
 
     A non-positive number of degrees of freedom gives variance 0.
     """
     if variance == "class_feature" and ddof == 0:
         return raw_var  # scikit-learn's var_ - epsilon_, including classes without samples yet
-    ssd = class_count[:, None] * raw_var
-    n_features = raw_var.shape[1]
-    class_dof = class_count - ddof
-    dof = class_count.sum() - ddof * np.count_nonzero(class_count)
+    count = per_feature(count, raw_var.shape)
+    ssd = count * raw_var
+    class_dof = count - ddof
+    dof = count.sum(axis=0) - ddof * np.count_nonzero(count, axis=0)
     if variance == "class_feature":
-        return _ratio(ssd, class_dof[:, None])
+        return _ratio(ssd, class_dof)
     if variance == "feature":
         return _ratio(ssd.sum(axis=0), dof)[None, :]
     if variance == "class":
-        return _ratio(ssd.sum(axis=1), n_features * class_dof)[:, None]
-    return _ratio(ssd.sum(), n_features * dof).reshape(1, 1)
+        return _ratio(ssd.sum(axis=1), class_dof.sum(axis=1))[:, None]
+    return _ratio(ssd.sum(), dof.sum()).reshape(1, 1)
 
 
 class GaussianNB(_BaseNB):
@@ -145,6 +165,13 @@ class GaussianNB(_BaseNB):
         Delta degrees of freedom of the variance estimates: 1 gives the
         unbiased estimate.  A class (or pool) without enough samples for it
         gets variance 0 before smoothing.
+    missing : {"error", "ignore"}, default="error"
+        What NaN in X is: an error (scikit-learn's behaviour), or a missing
+        value ("ignore"), left out of the statistics of its feature (each
+        class's mean and variance of feature j are over the rows where x_j is
+        observed, and ``epsilon_`` comes from the variances of the observed
+        values) and out of the row's joint log-likelihood.  A stored NaN of
+        sparse X is missing; implicit zeros stay values 0.
 
     Attributes
     ----------
@@ -158,7 +185,7 @@ class GaussianNB(_BaseNB):
         Absolute additive value to variances.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of features seen during fit, when X has string column names.
     var_ : ndarray of shape (n_classes, n_features)
         Variance of each feature per class (pooled as ``variance`` says), plus
@@ -166,6 +193,9 @@ class GaussianNB(_BaseNB):
         statistics that ``partial_fit`` continues from.
     theta_ : ndarray of shape (n_classes, n_features)
         Mean of each feature per class.
+    observed_count_ : ndarray of shape (n_classes, n_features)
+        Weighted number of observed (not NaN) values of each feature per
+        class: only in models fitted with ``missing="ignore"``.
 
     Examples
     --------
@@ -185,12 +215,15 @@ class GaussianNB(_BaseNB):
     )
 
     _prior_param = "priors"
+    _keeps_observed_count = True
+    _takes_missing = True
 
-    def __init__(self, *, priors=None, var_smoothing=1e-9, variance="class_feature", ddof=0):
+    def __init__(self, *, priors=None, var_smoothing=1e-9, variance="class_feature", ddof=0, missing="error"):
         self.priors = priors
         self.var_smoothing = var_smoothing
         self.variance = variance
         self.ddof = ddof
+        self.missing = missing
 
     # ---------------------------------------------------------- parameters
     def _validate_params(self, n_features, n_classes):
@@ -207,6 +240,12 @@ class GaussianNB(_BaseNB):
             raise ValueError(f"ddof must be 0 or 1; got {self.ddof!r}.")
         self._check_priors(n_classes)
 
+    def _validate_scoring_params(self):
+        check_missing(self.missing)
+
+    def _ignores_missing(self):
+        return check_missing(self.missing)
+
     def _check_priors(self, n_classes):
         """The priors as a float64 array (None when fitted from the data)."""
         return check_class_prior(self.priors, n_classes, "priors")
@@ -219,26 +258,33 @@ class GaussianNB(_BaseNB):
         self.class_prior_ = np.exp(log_prior)
 
     def _check_X(self, X, reset):
-        return check_X(X, self, reset=reset, keep_dense=True)
+        return check_X(X, self, reset=reset, keep_dense=True, allow_nan=self._ignores_missing())
 
     # ---------------------------------------------------------- statistics
     def _init_stats(self, n_classes, n_features):
         stats = {name: np.zeros((n_classes, n_features)) for name in ("theta_", "_raw_var")}
         stats.update(
             class_count_=np.zeros(n_classes),
-            _seen_count=np.zeros(1),
+            _seen_count=np.zeros((1, n_features) if self._ignores_missing() else 1),
             _seen_mean=np.zeros((1, n_features)),
             _seen_var=np.zeros((1, n_features)),
             epsilon_=None,  # set by _accumulate; its presence marks a fresh fit
         )
+        if self._ignores_missing():
+            stats["observed_count_"] = np.zeros((n_classes, n_features))
         return stats
 
     def _accumulate(self, stats, X, y_index, sample_weight):
         n_classes = stats["class_count_"].shape[0]
-        batch = class_moments(X, y_index, n_classes, sample_weight)
-        unweighted = batch if sample_weight is None else class_moments(X, y_index, n_classes, None)
+        skip_nan = self._ignores_missing()
+        if skip_nan and "observed_count_" not in stats:  # continuing a model fitted without missing values
+            stats["observed_count_"] = np.array(per_feature(stats["class_count_"], stats["theta_"].shape))
+        weight, count, mean, var = class_moments(X, y_index, n_classes, sample_weight, skip_nan)
+        unweighted = class_moments(X, y_index, n_classes, None, skip_nan)[1:] if sample_weight is not None \
+            else (count, mean, var)
         seen = pool_groups(*unweighted)
-        # As scikit-learn: epsilon_ = var_smoothing * the largest (unweighted) variance of a feature in this batch.
+        # As scikit-learn: epsilon_ = var_smoothing * the largest (unweighted) variance of a feature in this batch
+        # (of its observed values, with missing values).
         epsilon = self.var_smoothing * float(seen[2].max())
         if "epsilon_" in stats:  # fit or first partial_fit: _commit installs the statistics
             stats["epsilon_"] = epsilon
@@ -247,7 +293,13 @@ class GaussianNB(_BaseNB):
             # before merging, so the previous epsilon_ stays in the past variances.
             stats["_raw_var"] = stats["_raw_var"] + (self.epsilon_ - epsilon)
             self.epsilon_ = epsilon
-        self._merge_into(stats, ("class_count_", "theta_", "_raw_var"), batch)
+        if "observed_count_" in stats:  # the moments are over each feature's observed values
+            stats["class_count_"] = stats["class_count_"] + weight
+            self._merge_into(stats, ("observed_count_", "theta_", "_raw_var"),
+                             (per_feature(count, mean.shape), mean, var))
+            seen = (per_feature(seen[0], seen[1].shape),) + seen[1:]
+        else:
+            self._merge_into(stats, ("class_count_", "theta_", "_raw_var"), (count, mean, var))
         self._merge_into(stats, ("_seen_count", "_seen_mean", "_seen_var"), seen)
 
     @staticmethod
@@ -260,8 +312,12 @@ class GaussianNB(_BaseNB):
         for name, value in zip(names, merge_moments(*(stats[name] for name in names), *moments)):
             stats[name] = value
 
+    def _moment_count(self):
+        """The counts the moments are over: ``observed_count_`` with missing values, else ``class_count_``."""
+        return vars(self).get("observed_count_", self.class_count_)
+
     def _update_params(self):
-        variance = pooled_variance(self._raw_var, self.class_count_, self.variance, self.ddof)
+        variance = pooled_variance(self._raw_var, self._moment_count(), self.variance, self.ddof)
         self._var = np.broadcast_to(variance, self._raw_var.shape) + self.epsilon_
         priors = self._check_priors(len(self.classes_))
         self.class_prior_ = self.class_count_ / self.class_count_.sum() if priors is None else priors
@@ -283,11 +339,11 @@ class GaussianNB(_BaseNB):
         var = np.array(value, dtype=np.float64)
         if np.isnan(var).any() or (var < 0).any():
             raise ValueError("var_ must hold variances (non-negative, no NaN).")
-        count = np.asarray(self.class_count_, dtype=np.float64)
+        count = np.asarray(self._moment_count(), dtype=np.float64)
         dof = np.maximum(count - self.ddof, 0)
         scale = np.divide(dof, count, out=np.ones_like(count), where=count > 0)
         self._var = var
-        self._raw_var = scale[:, None] * (var - self.epsilon_)
+        self._raw_var = (scale[:, None] if scale.ndim == 1 else scale) * (var - self.epsilon_)  # shapes: checked later
         self._seen_count, self._seen_mean, self._seen_var = pool_groups(count, self.theta_, self._raw_var)
 
     @classmethod
@@ -340,16 +396,22 @@ class GaussianNB(_BaseNB):
             labels, out = np.empty(n_samples, dtype=np.int64), np.empty((0, 0))
         else:
             labels, out = np.empty(0, dtype=np.int64), np.empty((n_samples, n_classes))
-        if sp.issparse(X):
-            # An all-zero row scores bias - sum_j mean^2 / (2 var); each stored x adds -x (x - 2 mean) / (2 var).
-            with np.errstate(invalid="ignore"):
-                bias = bias - (mean * mean * half_inv_var).sum(axis=0)
-            arrays = (np.empty((0, 0), dtype=X.dtype), X.data, X.indices, X.indptr)
-        else:
-            no_index = np.empty(0, dtype=np.int32)
-            arrays = (X, np.empty(0, dtype=X.dtype), no_index, no_index)
+        # A missing x_j adds back what the bias holds for feature j: its normalizing term 0.5 log(2 pi var)
+        # (and, for CSR rows, the term mean^2 / (2 var) of the implicit zero the bias assumes).
+        with np.errstate(divide="ignore", invalid="ignore"):
+            restore = 0.5 * np.log(np.pi / half_inv_var) if self._ignores_missing() else np.empty((0, 0))
+            if sp.issparse(X):
+                # An all-zero row scores bias - sum_j mean^2 / (2 var); each stored x adds -x (x - 2 mean) / (2 var).
+                zero_terms = mean * mean * half_inv_var
+                bias = bias - zero_terms.sum(axis=0)
+                if restore.size:
+                    restore += zero_terms
+                arrays = (np.empty((0, 0), dtype=X.dtype), X.data, X.indices, X.indptr)
+            else:
+                no_index = np.empty(0, dtype=np.int32)
+                arrays = (X, np.empty(0, dtype=X.dtype), no_index, no_index)
         work = (X.nnz if sp.issparse(X) else X.size) * n_classes + n_samples * n_classes
-        _kernels.score(*arrays, mean, half_inv_var, bias, mode, out, labels, effective_n_threads(work))
+        _kernels.score(*arrays, mean, half_inv_var, bias, restore, mode, out, labels, effective_n_threads(work))
         return labels if mode == Output.ARGMAX else out
 
     # ------------------------------------------------------- explanation
@@ -358,8 +420,17 @@ class GaussianNB(_BaseNB):
         mean, half_inv_var, bias = self._scoring_terms(X.shape[1])
         with np.errstate(invalid="ignore"):
             # the all-zero row scores bias - sum_j mean^2 / (2 var); a stored x adds x mean / var - x^2 / (2 var)
-            zero_row = bias - (mean * mean * half_inv_var).sum(axis=0)
+            zero_terms = mean * mean * half_inv_var
+            zero_row = bias - zero_terms.sum(axis=0)
             terms, constant = pair_terms(X, 2.0 * mean * half_inv_var, zero_row, first, second, square=-half_inv_var)
+        if self._ignores_missing():
+            # a missing x_j takes back feature j's terms in the all-zero row: 0.5 log(2 pi var) + mean^2 / (2 var)
+            missing = np.flatnonzero(np.isnan(X.data))
+            row = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))[missing]
+            with np.errstate(divide="ignore"):
+                restore = 0.5 * np.log(np.pi / half_inv_var) + zero_terms
+            feature = X.indices[missing]
+            terms[missing] = restore[feature, first[row]] - restore[feature, second[row]]
         return terms_matrix(X, terms), constant
 
     def _feature_scores(self):
@@ -429,15 +500,23 @@ class GaussianNB(_BaseNB):
         merged = cls(**first.get_params())
         merged._validate_params(first.n_features_in_, len(classes))
         stats = merged._init_stats(len(classes), first.n_features_in_)
+        observed = any("observed_count_" in vars(model) for model in models)
+        if observed:  # the moments are over each feature's observed values
+            stats["observed_count_"] = np.zeros_like(stats["theta_"])
+            stats["_seen_count"] = np.zeros_like(stats["_seen_mean"])
+        counts = ("observed_count_" if observed else "class_count_", "theta_", "_raw_var")
         for model in models:
             rows = encode_labels(classes, model.classes_)
-            count = np.zeros(len(classes))
+            count = np.zeros_like(stats[counts[0]])
             mean, var = np.zeros_like(stats["theta_"]), np.zeros_like(stats["theta_"])
-            count[rows], mean[rows], var[rows] = model.class_count_, model.theta_, model._raw_var
-            merged._merge_into(stats, ("class_count_", "theta_", "_raw_var"), (count, mean, var))
+            count[rows] = model._observed_count() if observed else model.class_count_
+            mean[rows], var[rows] = model.theta_, model._raw_var
+            if observed:
+                stats["class_count_"][rows] += model.class_count_
+            merged._merge_into(stats, counts, (count, mean, var))
+            seen_count = per_feature(model._seen_count, model._seen_mean.shape) if observed else model._seen_count
             merged._merge_into(
-                stats, ("_seen_count", "_seen_mean", "_seen_var"),
-                (model._seen_count, model._seen_mean, model._seen_var),
+                stats, ("_seen_count", "_seen_mean", "_seen_var"), (seen_count, model._seen_mean, model._seen_var),
             )
         stats["epsilon_"] = merged.var_smoothing * float(stats["_seen_var"].max())
         merged._commit(stats, classes, first.n_features_in_, vars(first).get("feature_names_in_"))

@@ -23,6 +23,7 @@ from nbfast._validation import (
     check_counts,
     check_is_fitted,
     check_log_prior,
+    check_missing,
     check_sample_weight,
     check_X,
     check_y,
@@ -151,6 +152,12 @@ class MixedNB(_BaseComposition, _BaseNB):
         Whether to learn the class prior; if False a uniform prior is used.
     class_prior : array-like of shape (n_classes,), default=None
         Prior probabilities of the classes (sum to 1); not adjusted to the data.
+    missing : {"error", "ignore"}, default="error"
+        What NaN in X is, passed to every part that takes ``missing``
+        (GaussianNB, CategoricalNB, BernoulliNB) when the model is first
+        fitted: with "ignore", a missing value is left out of its part's
+        statistics and of the row's joint log-likelihood.  NaN in the columns
+        of a part without the parameter is an error there.
 
     Attributes
     ----------
@@ -168,7 +175,7 @@ class MixedNB(_BaseComposition, _BaseNB):
         The column indices of each part.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of features seen during fit, when X has string column names.
 
     Notes
@@ -199,10 +206,11 @@ class MixedNB(_BaseComposition, _BaseNB):
 
     _composite = True
 
-    def __init__(self, estimators=None, *, fit_prior=True, class_prior=None):
+    def __init__(self, estimators=None, *, fit_prior=True, class_prior=None, missing="error"):
         self.estimators = estimators
         self.fit_prior = fit_prior
         self.class_prior = class_prior
+        self.missing = missing
 
     # ------------------------------------------------------------- parts
     def _parts(self):
@@ -279,7 +287,7 @@ class MixedNB(_BaseComposition, _BaseNB):
         scipy, which must never see a malformed matrix.
         """
         if sp.issparse(X):
-            return check_X(X, self, reset=reset)
+            return check_X(X, self, reset=reset, allow_nan=self._ignores_missing())
         if not reset:
             check_is_fitted(self, "n_features_in_")
             _check_feature_names(self, X)
@@ -334,6 +342,7 @@ class MixedNB(_BaseComposition, _BaseNB):
     def _fit(self, X, y, classes, sample_weight, partial):
         first = not (partial and hasattr(self, "classes_"))
         parts = self._parts()
+        check_missing(self.missing)
         feature_names = _feature_names(X)
         X = self._check_X(X, reset=first)
         y = check_y(y, X.shape[0])
@@ -343,7 +352,7 @@ class MixedNB(_BaseComposition, _BaseNB):
                 raise ValueError("classes must be passed on the first call to partial_fit.")
             classes = unique_classes(np.asarray(classes) if partial else y)
             columns = [_resolve_columns(c, X.shape[1], feature_names, name) for name, _, c in parts]
-            estimators = [clone(estimator) for _, estimator, _ in parts]
+            estimators = [self._with_missing(clone(estimator)) for _, estimator, _ in parts]
             class_count = np.zeros(len(classes))
         else:
             if classes is not None and not np.array_equal(self.classes_, unique_classes(np.asarray(classes))):
@@ -351,6 +360,10 @@ class MixedNB(_BaseComposition, _BaseNB):
                     f"`classes={classes!r}` is not the same as on last call to partial_fit, was: {self.classes_!r}"
                 )
             classes, columns, class_count = self.classes_, self.columns_, self.class_count_.copy()
+            if any(isinstance(e, _BaseNB) and type(e)._takes_missing and e.missing != self.missing
+                   for e in self.estimators_):
+                raise ValueError(f"missing={self.missing!r} differs from the parts' since the first fit: refit the "
+                                 "model (fit) to change it.")
             # nbfast parts are validated before any update; others are updated on a copy, first.
             estimators = [e if isinstance(e, _BaseNB) else copy.deepcopy(e) for e in self.estimators_]
         check_class_prior(self.class_prior, len(classes))
@@ -370,6 +383,18 @@ class MixedNB(_BaseComposition, _BaseNB):
         class_count += np.bincount(y_index, weights=sample_weight, minlength=len(classes))
         self._commit_parts(classes, X.shape[1], feature_names, class_count, columns, estimators)
         return self
+
+    def _ignores_missing(self):
+        return check_missing(self.missing)
+
+    def _validate_scoring_params(self):
+        check_missing(self.missing)
+
+    def _with_missing(self, estimator):
+        """A (cloned) part with the model's ``missing``, when it takes the parameter."""
+        if isinstance(estimator, _BaseNB) and type(estimator)._takes_missing:
+            estimator.set_params(missing=self.missing)
+        return estimator
 
     def _commit_parts(self, classes, n_features, feature_names, class_count, columns, estimators):
         """Install the fitted parts and the shared prior: the only place fit mutates self."""

@@ -127,7 +127,7 @@ class SemiSupervisedNB(_WrapperNB):
         The fitted model: predictions, posteriors and fitted tables are its.
     n_iter_ : int
         EM iterations run (0 when there is no unlabelled row or ``max_iter=0``).
-    log_likelihood_ : ndarray of shape (n_iter_ + 1,)
+    log_likelihood_ : ndarray of shape (``n_iter_`` + 1,)
         The objective EM increases, of the model fitted on the labelled rows and then after each
         iteration: the sum over rows of log P(x, y) (labelled rows) or log P(x) (unlabelled rows,
         times ``unlabeled_weight``), each times its sample weight and up to a term that does not

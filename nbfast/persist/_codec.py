@@ -34,6 +34,12 @@ def _is_fitted(model):
     return all(present)
 
 
+def _stored_attributes(model):
+    """The fitted attributes a file holds for ``model``: ``_saved_attributes()`` (``_fitted_attributes``, or a
+    compact model's), and ``observed_count_`` when the model was fitted with missing values (never compact)."""
+    return model._saved_attributes() + (("observed_count_",) if "observed_count_" in vars(model) else ())
+
+
 def _stored_size(value):
     """Number of array entries in a fitted model's attributes, its fitted parts' included."""
     if isinstance(value, np.ndarray):
@@ -41,7 +47,7 @@ def _stored_size(value):
     if isinstance(value, (list, tuple)):
         return sum(_stored_size(v) for v in value)
     if isinstance(value, _BaseNB) and _is_fitted(value):
-        return sum(_stored_size(getattr(value, name)) for name in value._saved_attributes())
+        return sum(_stored_size(getattr(value, name)) for name in _stored_attributes(value))
     return 0
 
 
@@ -70,7 +76,7 @@ class _Encoder:
             "fitted": None,
         }
         if _is_fitted(model):
-            spec["fitted"] = {n: self.value(getattr(model, n), f"{where}.{n}") for n in model._saved_attributes()}
+            spec["fitted"] = {n: self.value(getattr(model, n), f"{where}.{n}") for n in _stored_attributes(model)}
             names = vars(model).get("feature_names_in_")
             if names is not None:
                 spec["feature_names_in_"] = self.value(names, f"{where}.feature_names_in_")
@@ -146,7 +152,9 @@ class _Decoder:
         if fitted is not None:
             compact = isinstance(fitted, dict) and bool(cls._compact_attributes) and \
                 set(fitted) == set(cls._compact_attributes)
-            if not isinstance(fitted, dict) or not (compact or set(fitted) == set(cls._fitted_attributes)):
+            optional = {"observed_count_"} if cls._keeps_observed_count else set()
+            if not isinstance(fitted, dict) or not (compact or set(cls._fitted_attributes) <= set(fitted) <=
+                                                    set(cls._fitted_attributes) | optional):
                 have = sorted(fitted) if isinstance(fitted, dict) else fitted
                 raise ModelFormatError(
                     f"{cls.__name__} needs the fitted attributes {list(cls._fitted_attributes)}, the file has {have}."

@@ -58,7 +58,7 @@ class TfidfTransformer(BaseEstimator):
         Inverse document frequencies (only when ``use_idf``).
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of the features seen during fit, when X has string column names.
 
     See Also

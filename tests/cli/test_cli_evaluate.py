@@ -8,6 +8,7 @@ import tracemalloc
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import assert_same_figures
 
 import nbfast
 from nbfast.cli import main
@@ -75,19 +76,6 @@ def evaluate_json(capsys, *argv):
     status, out, err = run(capsys, "evaluate", *argv, "--json")
     assert status == 0, err
     return json.loads(out), err
-
-
-def without_log_loss(figures):
-    figures = dict(figures)
-    return figures.pop("log_loss"), figures
-
-
-def assert_same_figures(streamed, in_memory):
-    """The streamed figures equal the in-memory ones (the log-loss, a sum over chunks, to rounding)."""
-    streamed_loss, streamed = without_log_loss(streamed)
-    memory_loss, memory = without_log_loss(in_memory)
-    assert streamed == memory
-    assert streamed_loss == pytest.approx(memory_loss, rel=1e-12)
 
 
 # ------------------------------------------------------------------- evaluate
@@ -161,7 +149,8 @@ def test_text_report(tmp_path, capsys, corpus):
     evaluation = nbfast.evaluate(nbfast.load(tmp_path / "m.nbf"), X, y)
     assert out.strip() == evaluation.report().strip()
     for fragment in ("precision", "recall", "f1-score", "support", "accuracy", "macro avg", "weighted avg",
-                     "log-loss:", "confusion matrix (rows: true label, columns: predicted):"):
+                     "log-loss:", "expected calibration error:",
+                     "confusion matrix (rows: true label, columns: predicted):"):
         assert fragment in out
     assert f"{evaluation.accuracy:.4f}" in out
 
@@ -251,7 +240,7 @@ def test_plot_is_drawn_and_not_empty(tmp_path, capsys, corpus):
     status, _, err = run(capsys, "evaluate", tmp_path / "m.nbf", write_svmlight(tmp_path / "t.svm", X, y, True),
                          "--zero-based", "--plot", path)
     assert status == 0, err
-    assert f"confusion matrix drawn to {path}" in err
+    assert f"confusion matrix and reliability diagram drawn to {path}" in err
     pixels = image.imread(path)
     assert len(np.unique(pixels.reshape(-1, pixels.shape[-1]), axis=0)) > 10
 

@@ -456,3 +456,50 @@ def test_degenerate_normalized_complement_scores_as_dense():
     X_test = np.zeros((2, 1))
     np.testing.assert_array_equal(compact.predict_proba(X_test), dense.predict_proba(X_test))
     np.testing.assert_array_equal(compact.predict(X_test), dense.predict(X_test))
+
+
+# ----------------------------------------------------------------------- missing values
+def with_missing(X, share=0.1, seed=3):
+    """X (CSR) with a share of its stored entries made NaN (missing)."""
+    X = X.copy()
+    X.data = X.data.astype(np.float64)
+    X.data[np.random.default_rng(seed).random(X.nnz) < share] = np.nan
+    return X
+
+
+MISSING_MODELS = [("BernoulliNB", {}), ("BernoulliNB", {"binarize": 1.5}), ("CategoricalNB", {}),
+                  ("CategoricalNB", {"max_categories": 3})]
+
+
+@pytest.mark.parametrize("name, params", MISSING_MODELS)
+def test_missing_values_keep_a_model_dense(name, params, corpus):
+    X, y, X_test = corpus
+    X_missing = with_missing(X)
+    with represented("compact"):
+        model = getattr(nbfast, name)(missing="ignore", **params).fit(X_missing, y)
+        assert not model._is_compact()
+    with represented("dense"):
+        dense = getattr(nbfast, name)(missing="ignore", **params).fit(X_missing, y)
+    assert_same_predictions(model, dense, with_missing(X_test, seed=5), tolerance=0)
+
+
+@pytest.mark.parametrize("name, params", MISSING_MODELS)
+def test_compact_model_set_to_ignore_missing_values(name, params, corpus, tmp_path):
+    """A compact model (missing="error") set to missing="ignore" scores NaN as the dense model does, and its
+    next batches with missing values make it dense."""
+    X, y, X_test = corpus
+    compact, dense = fit_both(name, params, X[:400], y[:400])
+    assert compact._is_compact() and not dense._is_compact()
+    for model in (compact, dense):
+        model.set_params(missing="ignore")
+    X_missing = with_missing(X_test, seed=5)
+    assert_same_predictions(compact, dense, X_missing)
+    np.testing.assert_allclose(nbfast.explain(compact, X_missing[:5]).terms.toarray(),
+                               nbfast.explain(dense, X_missing[:5]).terms.toarray(), rtol=0, atol=TOLERANCE)
+    batch = with_missing(X[400:])
+    for model in (compact, dense):
+        model.partial_fit(batch, y[400:])
+    assert not compact._is_compact()
+    assert_same_predictions(compact, dense, X_missing)
+    nbfast.save(compact, tmp_path / "model.nbf")
+    assert_same_predictions(nbfast.load(tmp_path / "model.nbf"), dense, X_missing, tolerance=0)
