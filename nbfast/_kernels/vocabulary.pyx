@@ -302,6 +302,23 @@ cdef int grow_terms(StrTable *t) noexcept nogil:
     return 0
 
 
+cdef int rebuild_slots(StrTable *t) noexcept nogil:
+    """Slots for the terms of a table whose slots and hashes were freed (one that will not grow)."""
+    cdef uint64_t n_slots = MIN_SLOTS
+    cdef int64_t k
+    cdef TermKey key
+    while n_slots < 2 * <uint64_t> t.n_terms:
+        n_slots *= 2
+    t.slots = <Slot *> calloc(n_slots, sizeof(Slot))
+    if t.slots == NULL:
+        return -1
+    t.mask = n_slots - 1
+    for k in range(t.n_terms):
+        key = term_key(t.bytes + t.offsets[k], term_size(t, k))
+        put_slot(t.slots, t.mask, &key, k)
+    return 0
+
+
 cdef int64_t table_add(StrTable *t, const TermKey *key) noexcept nogil:
     """Append the term of ``key``, which the table does not hold; its index, or -1 when out of memory."""
     cdef int64_t k = t.n_terms, capacity
@@ -338,7 +355,7 @@ cdef class TermSet:
     """A set of terms (UTF-8 byte strings), each with an output index: stop words, or a fixed vocabulary."""
 
     cdef StrTable table
-    cdef int64_t *ids   # output index of each term, in the order added
+    cdef int64_t *ids   # output index of each term, in the order added; < 0: not in the set
 
     def __cinit__(self, list terms, const int64_t[::1] ids=None):
         """``terms``: distinct bytes objects; ``ids``: their indices (default: their positions)."""
@@ -360,11 +377,23 @@ cdef class TermSet:
         free(self.ids)
 
     def __len__(self):
-        return self.table.n_terms
+        cdef int64_t k, n = 0
+        for k in range(self.table.n_terms):
+            n += self.ids[k] >= 0
+        return n
 
     def __contains__(self, bytes term):
         cdef TermKey key = bytes_key(term)
-        return table_find(&self.table, &key) >= 0
+        cdef int64_t k
+        self.searchable()
+        k = table_find(&self.table, &key)
+        return k >= 0 and self.ids[k] >= 0
+
+    cdef searchable(self):
+        """Build the slots of a set made by ``VocabularyBuilder.freeze`` (not before its first search:
+        fitting then never holds them beside vocabulary_ as it is being built)."""
+        if self.table.slots == NULL and rebuild_slots(&self.table) != 0:
+            raise MemoryError("nbfast.text: cannot allocate a term table")
 
 
 # ----------------------------------------------------------------------------- counting
@@ -389,8 +418,12 @@ cdef inline int add_term(const Batch *batch, const TermKey *term, Py_ssize_t d, 
     0, or -1 when out of memory."""
     cdef int64_t k = table_find(batch.vocabulary, term)
     cdef StrTable *local
+    if k >= 0 and batch.ids != NULL:
+        k = batch.ids[k]
+        if k < 0:  # a term the vocabulary dropped
+            return 0
     if k >= 0:
-        keys[n_keys[0]] = (<uint64_t> (batch.ids[k] if batch.ids != NULL else k)) << 32
+        keys[n_keys[0]] = (<uint64_t> k) << 32
         n_keys[0] += 1
     elif batch.locals != NULL:
         local = &batch.locals[thread]
@@ -487,8 +520,10 @@ cdef int count_batch(Batch *batch, Py_ssize_t n_documents, Py_ssize_t max_tokens
 
 
 cdef Batch make_batch(Documents documents, int min_n, int max_n, TermSet stop, const int64_t[::1] raw_ptr,
-                      uint64_t[::1] raw, int64_t[::1] nnz) noexcept:
+                      uint64_t[::1] raw, int64_t[::1] nnz) except *:
     cdef Batch batch
+    if stop is not None:
+        stop.searchable()
     memset(&batch, 0, sizeof(Batch))
     batch.views = documents.views
     batch.min_n = min_n
@@ -556,6 +591,7 @@ cdef class FixedCounter(RowCounter):
         cdef int64_t[::1] nnz = np.empty(documents.n_documents, dtype=np.int64)
         cdef Batch batch = make_batch(documents, min_n, max_n, stop, raw_ptr, raw, nnz)
         cdef int status
+        self.vocabulary.searchable()
         batch.vocabulary = &self.vocabulary.table
         batch.ids = self.vocabulary.ids
         with nogil:
@@ -589,6 +625,8 @@ cdef class VocabularyBuilder(RowCounter):
               int n_threads):
         """Count a batch of documents (arguments as ``FixedCounter.count``), adding its new terms."""
         cdef Py_ssize_t n_documents = documents.n_documents, t
+        if self.table.slots == NULL or self.table.hashes == NULL:
+            raise ValueError("VocabularyBuilder: counting is over (frozen, or statistics dropped)")
         cdef uint64_t[::1] raw = self.slots(raw_ptr[n_documents])
         cdef int64_t[::1] nnz = np.empty(n_documents, dtype=np.int64)
         cdef uint16_t[::1] thread_of = np.zeros(n_documents, dtype=np.uint16)
@@ -704,29 +742,65 @@ cdef class VocabularyBuilder(RowCounter):
             raise MemoryError("nbfast.text: cannot allocate the sort of the vocabulary")
         return np.asarray(order)[:self.table.n_terms]
 
-    def mapping(self, const int64_t[::1] indices, values):
-        """{term: values[i]} for the terms of ``indices``, in that order (the terms decoded from UTF-8)."""
+    def mapping(self, const int64_t[::1] indices, new_index, bint python_ints):
+        """{term k: new_index[k]} for the terms k of ``indices``, in that order (the terms decoded from
+        UTF-8); the values as Python ints when ``python_ints``, else as numpy's scalars."""
         cdef dict result = {}
         cdef Py_ssize_t i
         cdef int64_t k
+        cdef const int64_t[::1] values = new_index
         for i in range(indices.shape[0]):
             k = indices[i]
-            result[PyUnicode_DecodeUTF8(<char *> self.table.bytes + self.table.offsets[k],
-                                        self.table.offsets[k + 1] - self.table.offsets[k], NULL)] = values[i]
+            result[PyUnicode_DecodeUTF8(<char *> self.table.bytes + self.table.offsets[k], term_size(&self.table, k),
+                                        NULL)] = values[k] if python_ints else new_index[k]
         return result
 
-    def term_set(self, const int64_t[::1] indices):
-        """A TermSet of the terms of ``indices``, the i-th with output index i."""
+    def drop_statistics(self):
+        """Free what only counting needs (frequencies, hashes, and the slots until ``freeze`` builds
+        them again): no more documents can be counted, terms are no longer looked up."""
+        free(self.table.a)
+        free(self.table.b)
+        free(self.table.hashes)
+        free(self.table.slots)
+        self.table.a = NULL
+        self.table.b = NULL
+        self.table.hashes = NULL
+        self.table.slots = NULL
+        # and the room left for more terms
+        if resize(<void **> &self.table.bytes, max(self.table.n_bytes, 1)) == 0:
+            self.table.bytes_capacity = max(self.table.n_bytes, 1)
+        if resize(<void **> &self.table.offsets, (self.table.n_terms + 1) * sizeof(int64_t)) == 0:
+            self.table.terms_capacity = self.table.n_terms
+
+    def freeze(self, const int64_t[::1] new_index):
+        """The vocabulary as a TermSet, term k with output index new_index[k] (absent when < 0), moved
+        out of this builder (which is empty afterwards): no copy of the terms."""
+        cdef TermSet terms = TermSet([])
+        if new_index.shape[0] != self.table.n_terms:
+            raise ValueError("freeze: new_index must have one entry per term")
+        if resize(<void **> &terms.ids, max(self.table.n_terms, 1) * sizeof(int64_t)) != 0:
+            raise MemoryError("nbfast.text: cannot allocate a term table")
+        if self.table.n_terms:
+            memcpy(terms.ids, &new_index[0], self.table.n_terms * sizeof(int64_t))
+        self.drop_statistics()  # the slots are built again when the set is first searched
+        table_free(&terms.table)
+        terms.table = self.table
+        memset(&self.table, 0, sizeof(StrTable))
+        self.parts.clear()
+        return terms
+
+    def term_set(self, const int64_t[::1] indices, const int64_t[::1] new_index):
+        """A TermSet of the terms k of ``indices``, with output index new_index[k]."""
         cdef TermSet terms = TermSet([])
         cdef Py_ssize_t i
         cdef TermKey key
         if resize(<void **> &terms.ids, max(indices.shape[0], 1) * sizeof(int64_t)) != 0:
             raise MemoryError("nbfast.text: cannot allocate a term table")
         for i in range(indices.shape[0]):
-            key = stored_key(&self.table, indices[i])
+            key = term_key(self.table.bytes + self.table.offsets[indices[i]], term_size(&self.table, indices[i]))
             if table_add(&terms.table, &key) < 0:
                 raise MemoryError("nbfast.text: cannot allocate a term table")
-            terms.ids[i] = i
+            terms.ids[i] = new_index[indices[i]]
         return terms
 
 
