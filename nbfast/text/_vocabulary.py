@@ -462,7 +462,7 @@ class CountVectorizer(BaseEstimator):
         if max_doc_count < min_doc_count:
             raise ValueError("max_df corresponds to < documents than min_df")
         # scikit-learn's _sort_features and _limit_features, on the terms in sorted order
-        order = builder.sorted_indices()
+        order = builder.sorted_indices(effective_n_threads(len(builder)))
         df = builder.document_frequencies()
         mask = np.ones(len(order), dtype=bool)
         mask &= df[order] <= max_doc_count
