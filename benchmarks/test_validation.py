@@ -7,8 +7,8 @@ gate should be a small fraction of the scoring time.
 """
 
 import pytest
-from benchmarks.conftest import ROUNDS, corpus
 
+from benchmarks.conftest import ROUNDS, corpus
 from nbfast import MultinomialNB
 from nbfast._validation import check_X
 

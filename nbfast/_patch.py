@@ -6,20 +6,15 @@ Only the module attributes are replaced: code that already did
 class it imported.
 """
 
-import importlib
-
-#: The scikit-learn estimators nbfast can stand in for.
-SKLEARN_NAMES = ("BernoulliNB", "CategoricalNB", "ComplementNB", "GaussianNB", "MultinomialNB")
+from nbfast._compat import require
+from nbfast.naive_bayes import ESTIMATORS
 
 # scikit-learn's classes replaced by patch_sklearn, by name.
 _originals = {}
 
 
 def _naive_bayes_module():
-    try:
-        return importlib.import_module("sklearn.naive_bayes")
-    except ImportError as exc:
-        raise ImportError("patch_sklearn needs scikit-learn: pip install 'nbfast[sklearn]'.") from exc
+    return require("sklearn.naive_bayes", "sklearn", "patch_sklearn")
 
 
 def patch_sklearn():
@@ -33,18 +28,16 @@ def patch_sklearn():
     names : tuple of str
         The names now served by nbfast.
     """
-    import nbfast
-
     module = _naive_bayes_module()
     patched = []
-    for name in SKLEARN_NAMES:
-        replacement = getattr(nbfast, name, None)
-        if replacement is None:
+    for name, replacement in ESTIMATORS.items():
+        original = _originals.get(name, vars(module).get(name))
+        if original is None:  # an estimator scikit-learn does not have (PoissonNB, MixedNB)
             continue
-        _originals.setdefault(name, getattr(module, name))
+        _originals[name] = original
         setattr(module, name, replacement)
         patched.append(name)
-    return tuple(patched)
+    return tuple(sorted(patched))
 
 
 def unpatch_sklearn():

@@ -2,7 +2,9 @@
 
 Every array that reaches a Cython kernel has passed through here: X becomes a
 CSR matrix with float32/float64 data, matching int32/int64 indices, contiguous
-buffers, indices inside [0, n_features), a valid indptr and finite values.
+buffers, indices inside [0, n_features), a valid indptr and finite values, and
+each row's indices sorted without duplicates (a column stored twice in a row is
+summed, as scipy's ``toarray()`` does, for every estimator alike).
 The kernels trust all of this and check nothing.
 """
 
@@ -11,17 +13,9 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from nbfast._compat import HAVE_SKLEARN, NotFittedError, check_classification_targets
+from nbfast._compat import DataConversionWarning, NotFittedError, check_classification_targets
 from nbfast._kernels import validate as _validate_kernels
 from nbfast._kernels.threads import effective_n_threads
-
-if HAVE_SKLEARN:
-    from sklearn.exceptions import DataConversionWarning
-else:  # pragma: no cover - exercised in the no-sklearn CI job
-
-    class DataConversionWarning(UserWarning):
-        """Warning used to notify implicit data conversions happening in the code."""
-
 
 FLOAT_DTYPES = (np.float32, np.float64)
 INDEX_DTYPES = (np.int32, np.int64)
@@ -178,7 +172,9 @@ def check_X(X, estimator, *, reset, non_negative=False, keep_dense=False, input_
     X : scipy.sparse.csr_matrix or csr_array, or ndarray when ``keep_dense``
         With float32/float64 ``data``, int32/int64 ``indices`` and ``indptr`` of
         one dtype, every buffer C-contiguous.  No copy is made when X already
-        is such a CSR matrix (or C-contiguous float ndarray).
+        is such a CSR matrix (or C-contiguous float ndarray) whose rows have
+        sorted indices; rows with unsorted indices or an entry stored twice are
+        copied into canonical form, duplicates summed as ``toarray()`` sums them.
     """
     name = _name(estimator)
     if not reset:
@@ -216,24 +212,49 @@ def check_X(X, estimator, *, reset, non_negative=False, keep_dense=False, input_
     if data is not X.data or indices is not X.indices or indptr is not X.indptr:
         X = type(X)((data, indices, indptr), shape=X.shape, copy=False)
         X.indices, X.indptr = indices, indptr  # the constructor may downcast the index dtype
+    if _validate_kernels.count_unsorted_rows(indices, indptr, n_threads):
+        X = _summed_duplicates(X)
+        _check_values(X.data, name, input_name, non_negative, n_threads)  # a sum can overflow to infinity
     return X
 
 
-def check_y(y, n_samples):
-    """Validate class labels: 1-D (a column vector is raveled with a warning), one per sample."""
+def _summed_duplicates(X):
+    """A canonical copy of validated CSR X: each row's indices sorted, an entry stored twice summed.
+
+    scipy allows duplicate entries and sums them in ``toarray()``; every
+    estimator sees them the same way, as that sum.  Models that are not linear
+    in x (GaussianNB's squares, CategoricalNB's codes, BernoulliNB's threshold)
+    would otherwise read each duplicate on its own.
+    """
+    canonical = type(X)((X.data.copy(), X.indices.copy(), X.indptr.copy()), shape=X.shape, copy=False)
+    canonical.indices, canonical.indptr = X.indices.copy(), X.indptr.copy()
+    canonical.has_sorted_indices = False  # scipy caches these flags on the object: never trust them here
+    canonical.has_canonical_format = False
+    canonical.sum_duplicates()
+    return canonical
+
+
+def check_y_shape(y, n_samples, stacklevel=3):
+    """y as a 1-D array of one label per sample (a column vector is raveled with a warning)."""
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected. Please change the shape of y "
             "to (n_samples,), for example using ravel().",
             DataConversionWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
         y = y.ravel()
     if y.ndim != 1:
         raise ValueError(f"y should be a 1d array, got an array of shape {y.shape} instead.")
     if y.shape[0] != n_samples:
         raise ValueError(f"Found input variables with inconsistent numbers of samples: [{n_samples}, {y.shape[0]}]")
+    return y
+
+
+def check_y(y, n_samples):
+    """Validate class labels: 1-D (a column vector is raveled with a warning), one per sample."""
+    y = check_y_shape(y, n_samples, stacklevel=4)
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError("Input y contains NaN or infinity.")
     if y.dtype.kind == "O" and any(v is None or (isinstance(v, float) and v != v) for v in y):
@@ -264,3 +285,50 @@ def check_sample_weight(sample_weight, n_samples):
     if n_samples and not sample_weight.any():
         raise ValueError("Sample weights must contain at least one non-zero number: all sample_weight are 0.")
     return sample_weight
+
+
+def check_class_prior(prior, n_classes, name="class_prior"):
+    """A class prior as a (n_classes,) float64 array: finite, non-negative, summing to 1.
+
+    The one check of every prior nbfast takes (``class_prior``, GaussianNB's
+    ``priors``, :func:`nbfast.with_prior`), with scikit-learn's messages and
+    tolerance (``np.isclose(sum, 1)``); None stays None.
+    """
+    if prior is None:
+        return None
+    try:
+        prior = np.asarray(prior, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an array of {n_classes} probabilities; got {prior!r}.") from None
+    if prior.ndim != 1 or prior.shape[0] != n_classes:
+        raise ValueError(
+            f"Number of priors must match number of classes: {name} has shape {prior.shape}, there are "
+            f"{n_classes} classes."
+        )
+    if not np.all(np.isfinite(prior)) or np.any(prior < 0):
+        raise ValueError(f"Priors must be non-negative (and finite); {name} is {prior!r}.")
+    if not np.isclose(prior.sum(), 1.0):
+        raise ValueError(f"The sum of the priors should be 1 ({name} must sum to 1); {name} sums to {prior.sum()!r}.")
+    return prior
+
+
+# ------------------------------------------------------------------ fitted values
+# Checked where a model's tables are loaded or assigned (O(size), never on every prediction).
+def check_no_nan(values, name):
+    """Refuse NaN in a table a kernel will read (a NaN score silently predicts the first class)."""
+    if np.isnan(values).any():
+        raise ValueError(f"{name} contains NaN.")
+
+
+def check_counts(values, name):
+    """Refuse counts (sufficient statistics) that are negative, NaN or infinite."""
+    values = np.asarray(values, dtype=np.float64)
+    if not (np.isfinite(values).all() and (values >= 0).all()):
+        raise ValueError(f"{name} must hold finite non-negative counts.")
+
+
+def check_log_prior(values, name):
+    """Refuse NaN and +inf in log-probabilities added to every score (-inf is a class ruled out)."""
+    values = np.asarray(values, dtype=np.float64)
+    if np.isnan(values).any() or np.isposinf(values).any():
+        raise ValueError(f"{name} must hold log-probabilities (no NaN, no +inf).")

@@ -13,15 +13,13 @@ active.
 
 import numpy as np
 
-try:
-    import dask
-    import dask.array as da
-except ImportError as exc:  # pragma: no cover - exercised without the extra
-    raise ImportError("nbfast.dask needs Dask: pip install 'nbfast[dask]'") from exc
-
-from nbfast._base import _BaseNB, unique_classes
+from nbfast._compat import require
 from nbfast._validation import check_is_fitted
 from nbfast.merge import merge
+from nbfast.naive_bayes._base import _BaseNB, unique_classes
+
+dask = require("dask", "dask", "nbfast.dask")
+da = require("dask.array", "dask", "nbfast.dask")
 
 __all__ = ["fit", "predict", "predict_proba"]
 

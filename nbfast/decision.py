@@ -9,15 +9,15 @@ that has ``predict_proba``; ``with_prior`` rewrites a fitted Naive Bayes model.
 
 import copy
 import numbers
-import warnings
 
 import numpy as np
 
 from nbfast._kernels.decision import decide_rows
 from nbfast._kernels.threads import effective_n_threads
-from nbfast._validation import check_is_fitted
-
-_PRIOR_PARAMS = ("class_prior", "priors")  # nbfast / scikit-learn names of the prior hyperparameter
+from nbfast._validation import check_class_prior, check_is_fitted
+from nbfast.interop import from_sklearn, to_sklearn
+from nbfast.naive_bayes._base import _BaseNB, log_normalize
+from nbfast.naive_bayes._sklearn import is_scikit_learn_naive_bayes as _is_scikit_learn_naive_bayes
 
 
 # ----------------------------------------------------------------- helpers
@@ -27,6 +27,8 @@ def _check_probabilities(proba, name="proba", n_classes=None, keep_float32=False
     proba = np.ascontiguousarray(proba, dtype=np.float32 if keep_float32 and proba.dtype == np.float32 else np.float64)
     if proba.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array (n_samples, n_classes); got shape {proba.shape}.")
+    if proba.shape[1] < 1:
+        raise ValueError(f"{name} must have at least one class (column); got shape {proba.shape}.")
     if n_classes is not None and proba.shape[1] != n_classes:
         raise ValueError(f"{name} has {proba.shape[1]} classes (columns), expected {n_classes}.")
     if not np.all(np.isfinite(proba)) or np.any(proba < 0):
@@ -46,99 +48,12 @@ def _check_log_probabilities(log_proba, name, n_classes=None):
     return log_proba
 
 
-def _check_prior(prior, n_classes, name="prior"):
-    """A (n_classes,) float64 probability vector (non-negative, summing to 1)."""
-    prior = np.asarray(prior, dtype=np.float64)
-    if prior.ndim != 1 or prior.shape[0] != n_classes:
-        raise ValueError(f"{name} must have one probability per class ({n_classes}); got shape {prior.shape}.")
-    if not np.all(np.isfinite(prior)) or np.any(prior < 0) or not np.isclose(prior.sum(), 1.0, rtol=0, atol=1e-6):
-        raise ValueError(f"{name} must be non-negative and sum to 1; got {prior!r}.")
-    return prior
-
-
 def _log(a):
     with np.errstate(divide="ignore"):  # log 0 = -inf: an impossible class
         return np.log(a)
 
 
-def _log_normalize(log_scores, *, log=False):
-    """Rows of unnormalized log-scores to posteriors (or log-posteriors), by a stable logsumexp.
-
-    ``log_scores`` (float64, modified in place) may hold -inf (a class ruled out).
-    A row in which every class is -inf has no posterior: it becomes NaN, with a
-    RuntimeWarning.
-    """
-    row_max = log_scores.max(axis=1, keepdims=True)
-    impossible = ~np.isfinite(row_max[:, 0])
-    if np.any(impossible):
-        warnings.warn(
-            f"{int(impossible.sum())} row(s) give probability 0 to every class (contradictory evidence); "
-            "their posteriors are NaN.",
-            RuntimeWarning,
-            stacklevel=3,
-        )
-        row_max[impossible] = np.nan
-    log_scores -= row_max
-    scores = np.exp(log_scores)
-    total = scores.sum(axis=1, keepdims=True)
-    if log:
-        log_scores -= np.log(total)
-        return log_scores
-    scores /= total
-    return scores
-
-
 # ------------------------------------------------------------------ priors
-def _install_log_prior(model, log_prior):
-    """Set a fitted model's class prior attributes (and its parts', for composites) in place."""
-    _log_prior_attribute(model)  # raises TypeError for a model without a prior
-    if hasattr(model, "class_log_prior_"):
-        model.class_log_prior_ = log_prior.copy()
-    if hasattr(model, "class_prior_"):
-        model.class_prior_ = np.exp(log_prior)
-    for _, child in getattr(model, "_child_estimators", lambda: [])():
-        _install_log_prior(child, log_prior)
-
-
-def _log_prior_attribute(model):
-    if hasattr(model, "class_log_prior_"):
-        return np.asarray(model.class_log_prior_, dtype=np.float64)
-    if hasattr(model, "class_prior_"):
-        return _log(np.asarray(model.class_prior_, dtype=np.float64))
-    raise TypeError(
-        f"{type(model).__name__} has no class_log_prior_ or class_prior_ attribute: it is not a fitted "
-        "Naive Bayes model. For any classifier, shift its predict_proba with nbfast.shift_prior."
-    )
-
-
-def _uses_class_prior(model):
-    """Whether a fitted model adds its class prior to its joint log-likelihood.
-
-    True unless the model's linear scoring terms do not move with
-    ``class_log_prior_`` (ComplementNB with two classes or more adds no prior,
-    as in scikit-learn): checked on a shallow copy, the model is not touched.
-    """
-    log_prior = _log_prior_attribute(model)
-    try:
-        bias = model._linear_terms()[1]
-    except (AttributeError, NotImplementedError):
-        return True  # scored by its own _score, which adds its prior
-    probe = copy.copy(model)  # the same model with every log prior one higher
-    if hasattr(model, "class_log_prior_"):
-        probe.class_log_prior_ = log_prior + 1.0
-    else:
-        probe.class_prior_ = np.exp(log_prior + 1.0)
-    moved = probe._linear_terms()[1] - bias
-    finite = np.isfinite(bias)
-    return bool(np.allclose(moved[finite], 1.0, rtol=0, atol=1e-9))
-
-
-def _added_log_prior(model):
-    """The log prior a fitted model adds to its joint log-likelihood (zeros if none)."""
-    log_prior = _log_prior_attribute(model)
-    return log_prior if _uses_class_prior(model) else np.zeros_like(log_prior)
-
-
 def with_prior(model, prior):
     """A fitted copy of a Naive Bayes model deployed on new class frequencies.
 
@@ -175,19 +90,23 @@ def with_prior(model, prior):
         (ComplementNB with two classes or more, like scikit-learn's, has no
         prior term to shift; shift its posteriors with :func:`shift_prior`).
     """
+    if not isinstance(model, _BaseNB):
+        if not _is_scikit_learn_naive_bayes(model):
+            raise TypeError(
+                f"{type(model).__name__} is not a Naive Bayes model (nbfast's or scikit-learn's): for any classifier, "
+                "shift its predict_proba with nbfast.shift_prior."
+            )
+        return to_sklearn(with_prior(from_sklearn(model), prior))
     check_is_fitted(model)
-    prior = _check_prior(prior, len(model.classes_))
-    if not _uses_class_prior(model):
+    prior = check_class_prior(prior, len(model.classes_), "prior")
+    if not model._uses_class_prior():
         raise ValueError(
             f"{type(model).__name__} does not add its class prior to the joint log-likelihood, so there is no "
             "prior to replace; use nbfast.shift_prior(model.predict_proba(X), train_prior, prior) instead."
         )
     shifted = copy.deepcopy(model)
-    _install_log_prior(shifted, _log(prior))
-    params = shifted.get_params(deep=False) if hasattr(shifted, "get_params") else {}
-    for name in _PRIOR_PARAMS:
-        if name in params:
-            shifted.set_params(**{name: prior.copy()})
+    shifted._set_log_prior(_log(prior))
+    shifted.set_params(**{shifted._prior_param: prior.copy()})
     return shifted
 
 
@@ -213,11 +132,11 @@ def shift_prior(proba, train_prior, prior):
     """
     proba = _check_probabilities(proba)
     n_classes = proba.shape[1]
-    train_prior = _check_prior(train_prior, n_classes, "train_prior")
-    prior = _check_prior(prior, n_classes)
+    train_prior = check_class_prior(train_prior, n_classes, "train_prior")
+    prior = check_class_prior(prior, n_classes, "prior")
     log_scores = _log(proba)
     log_scores += np.where(train_prior > 0, _log(prior) - _log(np.where(train_prior > 0, train_prior, 1.0)), -np.inf)
-    return _log_normalize(log_scores)
+    return log_normalize(log_scores)
 
 
 # --------------------------------------------------------------- decisions
@@ -378,8 +297,8 @@ def fuse(probas, prior, *, log=False):
             raise ValueError(f"probas[{k}] has shape {term.shape}, expected {log_scores.shape}.")
         else:
             log_scores += term
-    prior = _check_prior(prior, log_scores.shape[1])
+    prior = check_class_prior(prior, log_scores.shape[1], "prior")
     possible = prior > 0
     # Dividing by prior^(K-1); a class of prior 0 is impossible (and must not give -inf + inf).
     log_scores += np.where(possible, -(len(probas) - 1) * _log(np.where(possible, prior, 1.0)), -np.inf)
-    return _log_normalize(log_scores, log=log)
+    return log_normalize(log_scores, log=log)

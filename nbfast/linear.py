@@ -5,10 +5,8 @@ fixed function of) x; exporting it as ``(coef, intercept)`` lets the model be
 scored by any linear-model runtime (a database, a GPU, another language).
 """
 
-import numpy as np
 
-from nbfast._base import _BaseNB
-from nbfast._validation import check_is_fitted
+from nbfast.naive_bayes._base import _BaseNB
 
 
 def to_linear(model):
@@ -55,23 +53,6 @@ def to_linear(model):
         If this configuration of the model is not linear (GaussianNB with a
         variance per class).
     """
-    export = getattr(model, "_linear_export", None)
-    if export is not None:
-        check_is_fitted(model)
-        coef, intercept = export()
-        return np.array(coef, dtype=np.float64), np.array(intercept, dtype=np.float64)
-    terms = getattr(model, "_linear_terms", None)
-    if terms is None:
+    if not isinstance(model, _BaseNB):
         raise TypeError(f"{type(model).__name__} is not an nbfast Naive Bayes estimator: no linear export.")
-    check_is_fitted(model)
-    not_linear = (
-        f"{type(model).__name__}'s joint log-likelihood is not linear in x: it cannot be exported as (coef, intercept)"
-    )
-    try:
-        table, bias = terms()[:2]
-    except NotImplementedError:
-        raise TypeError(f"{not_linear}.") from None
-    if type(model)._score is not _BaseNB._score or table.shape[0] != model.n_features_in_:
-        # Its own _score encodes X first (CategoricalNB: one column per category): linear in that encoding only.
-        raise TypeError(f"{not_linear}; it is linear only in an encoding of x with {table.shape[0]} columns.")
-    return np.array(table.T, dtype=np.float64, order="C"), np.array(bias, dtype=np.float64)
+    return model.to_linear()

@@ -42,6 +42,8 @@ NO_SKLEARN = textwrap.dedent(
         nbfast.MultinomialNB().fit(X, np.linspace(0, 1, X.shape[0]))
     except ValueError as exc:
         assert "continuous" in str(exc)
+    else:
+        raise AssertionError("fit must refuse continuous y")
     print("ok")
     """
 )

@@ -13,16 +13,20 @@ from libc.stdlib cimport strtod
 
 
 cpdef enum Status:
-    # Returned to Python: nbfast/io.py turns a code into a message.
+    # Returned to Python: nbfast/readers/svmlight.py turns a code into a message.
     OK = 0
     BAD_LABEL = 1
     BAD_FEATURE = 2
     INDEX_BELOW_BASE = 3
     UNSORTED = 4
+    INDEX_TOO_LARGE = 5
+    LABEL_NOT_EXACT = 6
 
 cdef double[23] POW10 = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                          1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22]
 cdef int64_t MAX_INDEX = (<int64_t>1) << 62
+# Labels are classes: integers beyond 2^53 (or infinities, NaN) have no exact float64, and two would merge.
+cdef double MAX_LABEL = 9007199254740992.0
 
 
 cdef inline bint is_blank(char c) noexcept nogil:
@@ -66,6 +70,11 @@ cdef inline Py_ssize_t parse_number(const char* buf, Py_ssize_t pos, Py_ssize_t 
     pos = stop - buf
     if pos == start or not ends_token(buf, pos, end):
         return -1
+    # strtod also reads C99 hexadecimal floats (0x1p3) and nan(chars): Python's float() and scikit-learn do not.
+    while start < pos:
+        if buf[start] == c'x' or buf[start] == c'X' or buf[start] == c'(':
+            return -1
+        start += 1
     return pos
 
 
@@ -84,6 +93,9 @@ cdef Status parse_lines(const char* buf, Py_ssize_t end, int64_t base, double* l
             if next_pos < 0:
                 status = BAD_LABEL
                 break
+            if not (-MAX_LABEL <= labels[row] <= MAX_LABEL):  # NaN fails both comparisons
+                status = LABEL_NOT_EXACT
+                break
             pos = next_pos
             row_lines[row] = line
             previous = -1
@@ -94,9 +106,15 @@ cdef Status parse_lines(const char* buf, Py_ssize_t end, int64_t base, double* l
                     break
                 if c'0' <= buf[pos] <= c'9':
                     index = 0
-                    while pos < end and c'0' <= buf[pos] <= c'9' and index < MAX_INDEX:
+                    while pos < end and c'0' <= buf[pos] <= c'9':
+                        if index > (MAX_INDEX - (buf[pos] - c'0')) // 10:  # checked before it could overflow
+                            index = MAX_INDEX + 1
+                            break
                         index = index * 10 + (buf[pos] - c'0')
                         pos += 1
+                    if index > MAX_INDEX:
+                        status = INDEX_TOO_LARGE
+                        break
                     if pos >= end or buf[pos] != c':':
                         status = BAD_FEATURE
                         break
@@ -149,7 +167,8 @@ def parse_block(bytes block, int64_t base):
     Returns
     -------
     status : int
-        OK, or the code of the first problem (BAD_LABEL, BAD_FEATURE, INDEX_BELOW_BASE, UNSORTED).
+        OK, or the code of the first problem (BAD_LABEL, BAD_FEATURE, INDEX_BELOW_BASE, UNSORTED,
+        INDEX_TOO_LARGE, LABEL_NOT_EXACT).
     labels, data, indices, indptr, row_lines : ndarray
         float64 labels, CSR arrays (int64 indices and indptr) and the line of each row (0-based in the block).
     error_line, error_pos : int

@@ -46,3 +46,19 @@ def count_bad_values(const floating[::1] data, int n_threads):
             nonfinite += not isfinite(data[k])
             negative += data[k] < 0
     return nonfinite, negative
+
+
+def count_unsorted_rows(const integral[::1] indices, const integral[::1] indptr, int n_threads):
+    """Number of rows whose column indices are not strictly increasing (unsorted, or a column stored twice).
+
+    ``indptr`` must be valid (checked before). Branch-free within a row.
+    """
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1
+    cdef Py_ssize_t r, k, bad = 0, in_row
+    with nogil:
+        for r in prange(n_rows, schedule="static", num_threads=n_threads):
+            in_row = 0
+            for k in range(indptr[r] + 1, indptr[r + 1]):
+                in_row += indices[k] <= indices[k - 1]
+            bad += in_row > 0
+    return bad

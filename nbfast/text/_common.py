@@ -100,14 +100,9 @@ def uses_native_tokenizer(estimator):
 
 def sklearn_class(name, estimator, native):
     """scikit-learn's ``sklearn.feature_extraction.text.<name>``, for what nbfast does not implement."""
-    if not _compat.HAVE_SKLEARN:
-        raise ImportError(
-            f"nbfast.text.{type(estimator).__name__} implements {native}; other options run scikit-learn's "
-            f"{name}, and scikit-learn is not installed (pip install scikit-learn)."
-        )
-    from sklearn.feature_extraction import text
-
-    return getattr(text, name)
+    text = _compat.require("sklearn.feature_extraction.text", "sklearn",
+                           f"nbfast.text.{type(estimator).__name__} beyond {native}")
+    return vars(text)[name]
 
 
 # ----------------------------------------------------------------------------- documents
@@ -234,21 +229,9 @@ def index_dtype_for(nnz):
     return np.int32 if nnz <= INT32_MAX else np.int64
 
 
-def stack_rows(parts, n_features):
-    """Concatenate CSR batches row-wise, keeping int32 indices while they fit."""
-    if len(parts) == 1:
-        return parts[0]
-    nnz = sum(part.nnz for part in parts)
-    index_dtype = index_dtype_for(nnz)
-    indptr = [np.zeros(1, dtype=index_dtype)]
-    offset = 0
-    for part in parts:
-        indptr.append(part.indptr[1:].astype(index_dtype) + offset)
-        offset += part.nnz
-    indices = np.concatenate([part.indices for part in parts]).astype(index_dtype, copy=False)
-    data = np.concatenate([part.data for part in parts])
-    n_samples = sum(part.shape[0] for part in parts)
-    return sp.csr_matrix((data, indices, np.concatenate(indptr)), shape=(n_samples, n_features), copy=False)
+def stack_rows(parts):
+    """Concatenate CSR batches row-wise (scipy keeps int32 indices while they fit, as the kernels do)."""
+    return parts[0] if len(parts) == 1 else sp.vstack(parts, format="csr")
 
 
 def csr(data, indices, indptr, shape):
@@ -260,12 +243,9 @@ def csr(data, indices, indptr, shape):
 
 def as_configured_sparse(X):
     """X as csr_array when scikit-learn is configured with sparse_interface="sparray", else csr_matrix."""
-    if _compat.HAVE_SKLEARN:
-        from sklearn import get_config
-
-        interface = get_config().get("sparse_interface")
-        if interface == "sparray":
-            return sp.csr_array(X)
-        if interface == "spmatrix" and not isinstance(X, sp.spmatrix):
-            return sp.csr_matrix(X)
+    interface = _compat.get_config().get("sparse_interface")
+    if interface == "sparray":
+        return sp.csr_array(X)
+    if interface == "spmatrix" and not isinstance(X, sp.spmatrix):
+        return sp.csr_matrix(X)
     return X

@@ -211,7 +211,7 @@ class HashingVectorizer(BaseEstimator):
         parts = [sp.csr_matrix(batch(chunk)) for chunk in _common.batches(X, self.batch_size)]
         if not parts:
             raise ValueError("Cannot vectorize empty sequence.")
-        return _common.as_configured_sparse(_common.stack_rows(parts, self.n_features))
+        return _common.as_configured_sparse(_common.stack_rows(parts))
 
     def fit_transform(self, X, y=None):
         """Validate the parameters and transform X (see :meth:`transform`).

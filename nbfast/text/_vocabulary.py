@@ -245,14 +245,9 @@ class CountVectorizer(BaseEstimator):
         if isinstance(self.stop_words, str):
             if not _is_english(self.stop_words):
                 raise ValueError(f"not a built-in stop list: {self.stop_words}")
-            if not _compat.HAVE_SKLEARN:
-                raise ImportError(
-                    "stop_words='english' is scikit-learn's list of English stop words, and scikit-learn is not "
-                    "installed (pip install scikit-learn); give stop_words as a list instead."
-                )
-            from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-            return ENGLISH_STOP_WORDS
+            text = _compat.require("sklearn.feature_extraction.text", "sklearn",
+                                   "stop_words='english' (scikit-learn's list; or give stop_words as a list instead)")
+            return text.ENGLISH_STOP_WORDS
         return frozenset(self.stop_words)
 
     def _stop_terms(self):

@@ -1,0 +1,38 @@
+"""The errors the command line reports as one line on stderr with exit status 2."""
+
+import argparse
+import math
+
+from nbfast._compat import MissingDependency
+
+
+class CommandError(Exception):
+    """A problem the user can fix (an option, a file, an input); reported as one line on stderr."""
+
+
+def positive_int(text):
+    """argparse type: a whole number >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def non_negative_float(text):
+    """argparse type: a finite number >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text!r}")
+    return value
+
+
+#: Errors a user can fix: the command's own, a missing optional dependency, a file that cannot be read or
+#: written, and invalid input (every reader, model file and estimator check raises ValueError, ModelFormatError
+#: included).  Anything else is a bug and keeps its traceback.
+USER_ERRORS = (CommandError, MissingDependency, OSError, ValueError)

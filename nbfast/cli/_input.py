@@ -1,0 +1,197 @@
+"""What the commands that read input share: model kinds, the model file and how its training input was read,
+command-line input options, labels, and progress reporting."""
+
+import contextlib
+import os
+import sys
+import time
+
+import numpy as np
+
+from nbfast._compat import optional
+from nbfast.cli._errors import CommandError, positive_int
+from nbfast.naive_bayes import ESTIMATORS
+from nbfast.persist import load, load_training_input, load_vectorizer
+from nbfast.readers import FORMATS, input_format, iter_blocks, prefetch
+from nbfast.readers.text import TEXT_FORMATS
+
+#: --model name (the class name without "NB", lowercased) -> estimator class, for every registered estimator
+#: that can be made from command-line options (not the composite MixedNB, which is built from parts).
+MODEL_KINDS = {name.removesuffix("NB").lower(): cls for name, cls in ESTIMATORS.items() if not cls._composite}
+
+
+# ---------------------------------------------------------------------- output
+def _same_file(a, b):
+    """Whether two paths name one file (links and other spellings included), or would once created."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one does not exist (yet)
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+# ----------------------------------------------------------------------- input
+def add_input_arguments(parser, *, required=True):
+    parser.add_argument("input", nargs="+" if required else "*", metavar="INPUT",
+                        help="svmlight/libsvm files, .npz CSR archives, or text: one document per line (.txt), "
+                             "label<TAB>text (.tsv), JSON lines (.jsonl); .gz and .bz2 too")
+    parser.add_argument("--format", choices=FORMATS, dest="file_format",
+                        help="format of every input (default: by extension, svmlight when unknown)")
+    parser.add_argument("--chunk-size", type=positive_int, default=10_000, metavar="N",
+                        help="rows read and processed at a time: memory is bounded by one chunk (default 10000)")
+    parser.add_argument("--zero-based", action="store_true", default=None,
+                        help="feature indices in svmlight files start at 0 (default: at 1, as in libsvm; for "
+                             "`predict`, as the model's training input was read)")
+    parser.add_argument("--label-field", default="label", metavar="NAME",
+                        help="JSONL field holding the label (default 'label')")
+    parser.add_argument("--text-field", default="text", metavar="NAME",
+                        help="JSONL field holding the document (default 'text')")
+
+
+def check_output(path, inputs, suffixes, what):
+    """Refuse an output path before any work: one that names an input (writing it would destroy what is being
+    read), one whose folder does not exist, or one whose extension the command does not write.
+
+    ``suffixes`` are the extensions written ("" for none), ``what`` says what they are for the message.
+    """
+    for other in inputs:
+        if _same_file(path, other):
+            raise CommandError(f"the output {path} is also an input ({other}): write it elsewhere")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise CommandError(f"-o {path}: the folder {folder} does not exist")
+    suffix = os.path.splitext(str(path))[1].lower()
+    if suffix not in suffixes:
+        raise CommandError(f"-o {path}: {suffix} files are not written here; {what}")
+
+
+def svmlight_inputs(args):
+    """The inputs read as svmlight / libsvm feature vectors."""
+    return [path for path in args.input if input_format(path, args.file_format) == "svmlight"]
+
+
+def text_inputs(args):
+    """The inputs read as raw text (lines, tsv, jsonl)."""
+    return [path for path in args.input if input_format(path, args.file_format) in TEXT_FORMATS]
+
+
+def check_input_like_training(args, vectorizer, training_input):
+    """Read the input as the training input was read; refuse input that contradicts it (CommandError).
+
+    ``args.zero_based`` left unset takes the index base recorded in the model.
+    """
+    text = text_inputs(args)
+    vectors = [path for path in args.input if path not in text]
+    if text and vectorizer is None:
+        raise CommandError(f"{text[0]} is read as text, but {args.model} was not trained on text (it stores no "
+                           "vectorizer): train it on text with `nbfast train`, or pass --format for feature vectors")
+    if vectors and vectorizer is not None:
+        raise CommandError(f"{vectors[0]} is read as feature vectors ({input_format(vectors[0], args.file_format)}), "
+                           f"but {args.model} was trained on text: give it text (--format lines, tsv or jsonl)")
+    recorded = None if training_input is None else training_input["zero_based"]
+    if recorded is not None and svmlight_inputs(args):
+        if args.zero_based is not None and args.zero_based != recorded:
+            raise CommandError(f"--zero-based contradicts {args.model}, which was trained on one-based svmlight "
+                               "indices: leave the flag out to read the input as the training input was read")
+        args.zero_based = recorded
+
+
+def load_model(args):
+    """The model ``args.model`` and the vectorizer stored with it; the input is checked to be read as the
+    model's training input was (see :func:`check_input_like_training`)."""
+    model = load(args.model)
+    vectorizer = load_vectorizer(args.model)
+    check_input_like_training(args, vectorizer, load_training_input(args.model))
+    return model, vectorizer
+
+
+def labels_of(block, purpose):
+    """The block's labels; an input without labels raises ValueError saying it has none to ``purpose``."""
+    if block.y is None:
+        raise ValueError(f"{block.path}: holds no labels to {purpose} (an .npz needs an array 'y'; "
+                         "text needs --format tsv or jsonl)")
+    return block.y
+
+
+#: Floats are exact integers up to 2**53: beyond, distinct labels could become one int64.
+_EXACT_INTEGERS = 2.0**53
+
+
+def integral_labels(y):
+    """Float labels that are all whole numbers (as svmlight stores them) and exact become int64."""
+    if y.dtype.kind == "f" and np.all(np.mod(y, 1) == 0) and np.all(np.abs(y) <= _EXACT_INTEGERS):
+        return y.astype(np.int64)
+    return y
+
+
+@contextlib.contextmanager
+def blamed_on(block):
+    """A ValueError raised inside names the block's file and rows."""
+    try:
+        yield
+    except ValueError as exc:
+        first, last = block.row_numbers[0], block.row_numbers[-1]
+        raise ValueError(f"{block.path} {block.unit}s {first}-{last}: {exc}") from None
+
+
+def read_blocks(args, progress, *, vectorizer=None, labels=True):
+    """The input's blocks, parsed one ahead in a background thread, with progress updates.
+
+    Raw text is vectorized by ``vectorizer`` (None: rows are empty, labels only);
+    ``labels=False`` reads no JSONL label field.
+    """
+    fields = (args.label_field if labels else None, args.text_field)
+    blocks = iter_blocks(args.input, args.chunk_size, zero_based=bool(args.zero_based), file_format=args.file_format,
+                         vectorizer=vectorizer, fields=fields)
+    for block in prefetch(blocks):
+        progress.update(block)
+        if block.n_rows:
+            yield block
+
+
+def takes_sparse(model):
+    """Whether the model takes CSR input (its tags say so; without scikit-learn every nbfast model does)."""
+    try:
+        return model.__sklearn_tags__().input_tags.sparse
+    except AttributeError:  # without scikit-learn there are no tags
+        return True
+
+
+def model_input(block, model, n_features):
+    """The block as the model's input: CSR, or dense for a model whose tags refuse sparse input."""
+    X = block.to_csr(n_features)
+    return X if takes_sparse(model) else X.toarray()
+
+
+def input_bytes(paths):
+    """Total size of uncompressed inputs (None when one is compressed: the total is unknown)."""
+    if any(str(p).endswith((".gz", ".bz2", ".npz")) for p in paths):
+        return None
+    return sum(os.path.getsize(p) for p in paths)
+
+
+class Progress:
+    """A tqdm bar on a terminal (when tqdm is installed); a one-line summary at the end in any case."""
+
+    def __init__(self, description, paths):
+        self.description, self.n_rows, self.start = description, 0, time.perf_counter()
+        self._bar = None
+        if sys.stderr.isatty():
+            tqdm = optional("tqdm")
+            if tqdm is not None:
+                self._bar = tqdm.tqdm(total=input_bytes(paths), desc=description, unit="B", unit_scale=True,
+                                 file=sys.stderr, leave=False)
+
+    def update(self, block):
+        self.n_rows += block.n_rows
+        if self._bar is not None:
+            self._bar.update(block.n_bytes)
+
+    def close(self, summary=None):
+        """End the bar; print ``summary`` with the row count and rate unless it is None."""
+        if self._bar is not None:
+            self._bar.close()
+        if summary is None:
+            return
+        seconds = time.perf_counter() - self.start
+        rate = self.n_rows / seconds if seconds > 0 else float("inf")
+        print(f"nbfast: {summary}: {self.n_rows:,} rows in {seconds:.2f} s ({rate:,.0f} rows/s)", file=sys.stderr)

@@ -1,0 +1,42 @@
+"""``nbfast bench``: nbfast against scikit-learn, side by side in one process on the same data.
+
+:mod:`nbfast.cli.bench.estimators` times the estimators on generated count data (the default);
+:mod:`nbfast.cli.bench.text` (``--text``) times raw text to CSR and to labels.
+"""
+
+from nbfast.cli._errors import positive_int
+from nbfast.cli.bench import estimators, text
+
+
+def add_arguments(parser):
+    parser.add_argument(
+        "--text", action="store_true",
+        help="time raw text instead: HashingVectorizer.transform, and raw text to labels with a "
+        "HashingVectorizer + MultinomialNB pipeline",
+    )
+    parser.add_argument("--n-samples", type=positive_int, help="documents (default 1000000; 200000 with --text)")
+    parser.add_argument(
+        "--n-features", type=positive_int, help="vocabulary size, or hashed features with --text (default 262144; 1048576 "
+        "with --text)",
+    )
+    parser.add_argument("--n-classes", type=positive_int, default=20, help="number of classes (default 20)")
+    parser.add_argument(
+        "--dtype", nargs="+", choices=["float64", "float32"], help="dtype(s) of X, for both libraries (default float64)"
+    )
+    parser.add_argument("--estimator", nargs="+", help="estimator name(s), or 'all' (default MultinomialNB)")
+    parser.add_argument(
+        "--threads", type=positive_int, default=None,
+        help="threads for both libraries (nbfast's OpenMP and the BLAS); default: all cores",
+    )
+    parser.add_argument("--repeats", type=positive_int, default=3, help="timed runs per operation, median reported (default 3)")
+    parser.add_argument("--batch-size", type=positive_int, help="rows per partial_fit call (default 100000)")
+    parser.add_argument("--seed", type=int, default=0, help="corpus seed (default 0)")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
+    parser.add_argument(
+        "--plot", metavar="FILE.png",
+        help="also time fit and predict_proba on growing slices of the corpus and plot throughput (needs matplotlib)",
+    )
+
+
+def run(args):
+    return (text if args.text else estimators).run(args)

@@ -1,0 +1,222 @@
+"""``nbfast bench``: nbfast against scikit-learn, side by side in one process on the same data.
+
+Every operation (fit, partial_fit, predict, predict_proba) runs once as a
+warm-up under ``tracemalloc`` (numpy reports its allocations there, so this is
+the peak memory the call allocates), then ``--repeats`` times for the median
+time.  Models are fitted and used for one single-row prediction before their
+predict and predict_proba are timed, as in a service that scores batch after
+batch (nbfast builds its float32 scoring table on the first float32
+prediction).  The physical bound of a kernel is the time to stream X once from memory:
+the bytes of its data, indices and indptr over a memory bandwidth measured in
+the same process by timing a large numpy copy.
+"""
+
+import json
+import sys
+
+import numpy as np
+
+from nbfast._compat import pyplot
+from nbfast._kernels.threads import effective_n_threads
+from nbfast.cli.bench._harness import (
+    DOCS_PER_S,
+    LIBRARY,
+    PEAK_MIB,
+    SECONDS,
+    SPEEDUP,
+    _si,
+    agreement_of,
+    agreement_text,
+    check_common_args,
+    column,
+    input_bytes,
+    machine_info,
+    measure_bandwidth,
+    print_rows,
+    sklearn_estimator,
+    thread_limit,
+    time_call,
+    time_libraries,
+)
+from nbfast.datasets import make_documents
+from nbfast.naive_bayes import ESTIMATORS
+
+OPERATIONS = ("fit", "partial_fit", "predict", "predict_proba")
+#: The estimators benchmarked: every registered one but the composites (MixedNB, CalibratedNB), built of the others.
+BENCHED = {name: cls for name, cls in ESTIMATORS.items() if not cls._composite}
+#: Estimators that take dense input: they are timed on the first DENSE_FEATURES
+#: columns of the corpus as a dense array (all of it would not fit in memory).
+DENSE_ESTIMATORS = ("GaussianNB", "CategoricalNB")
+DENSE_FEATURES = 64
+_LIBRARIES = ("nbfast", "scikit-learn")
+# Defaults of the options of the estimator benchmark; --text has its own corpus size and refuses the others.
+ESTIMATOR_DEFAULTS = {
+    "n_samples": 1_000_000, "n_features": 2**18, "dtype": ["float64"], "estimator": ["MultinomialNB"],
+    "batch_size": 100_000,
+}  # fmt: skip
+
+
+def operation_calls(cls, operation, X, y, classes, batch_size):
+    """A zero-argument callable performing ``operation`` with a fresh or fitted ``cls`` instance."""
+    if operation == "fit":
+        return lambda: cls().fit(X, y)
+    if operation == "partial_fit":
+
+        def stream():
+            model = cls()
+            for start in range(0, X.shape[0], batch_size):
+                model.partial_fit(X[start:start + batch_size], y[start:start + batch_size], classes=classes)
+            return model
+
+        return stream
+    model = cls().fit(X, y)
+    model.predict(X[:1])  # one-off set-up (nbfast's float32 scoring table) happens here, not in the timed calls
+    method = getattr(model, operation)
+    return lambda: method(X)
+
+
+def bench_estimator(name, X, y, args, bandwidth):
+    """Time every operation of one estimator for both libraries on (X, y); return result rows."""
+    implementations = {"nbfast": BENCHED[name], "scikit-learn": sklearn_estimator(name)}
+    classes = np.unique(y)
+    n_samples, nnz = X.shape[0], (X.size if isinstance(X, np.ndarray) else X.nnz)
+    bound = input_bytes(X) / bandwidth
+    rows = []
+    for operation in OPERATIONS:
+        calls = {
+            library: operation_calls(cls, operation, X, y, classes, args.batch_size)
+            for library, cls in implementations.items() if cls is not None
+        }
+        pair, outputs = time_libraries(calls, args.repeats, n_samples, estimator=name, dtype=X.dtype.name,
+                                       operation=operation)
+        for row in pair:
+            row["nnz_per_s"] = nnz / row["seconds"]
+            row["bound_ratio"] = row["seconds"] / bound
+        if len(outputs) == 2 and operation in ("predict_proba", "predict"):
+            pair[0]["agreement"] = agreement_of(operation, *outputs.values())
+        rows.extend(pair)
+    return rows
+
+
+def throughput_curve(name, X, y, args):
+    """docs/s of fit and predict_proba for both libraries on growing slices X[:m]."""
+    n = X.shape[0]
+    sizes = sorted({max(2, n // 4**k) for k in range(4)})
+    points = []
+    for m in sizes:
+        part = {"n_samples": m}
+        for library in _LIBRARIES:
+            cls = BENCHED[name] if library == "nbfast" else sklearn_estimator(name)
+            if cls is None:
+                continue
+            for operation in ("fit", "predict_proba"):
+                func = operation_calls(cls, operation, X[:m], y[:m], np.unique(y), args.batch_size)
+                times, _, _ = time_call(func, args.repeats)
+                part[f"{library} {operation}"] = m / float(np.median(times))
+        points.append(part)
+    return points
+
+
+def plot_curve(points, title, path):
+    """Plot docs/s against corpus size (log-log) and save it to ``path``."""
+    plt = pyplot("--plot")
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    sizes = [p["n_samples"] for p in points]
+    for key in sorted(k for k in points[0] if k != "n_samples"):
+        ax.plot(sizes, [p[key] for p in points], marker="o", linestyle="-" if key.startswith("nbfast") else "--",
+                label=key)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("documents in the corpus")
+    ax.set_ylabel("documents / second")
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def corpus_for(name, X):
+    """The input an estimator is timed on: the CSR counts, or a dense block of them."""
+    if name in DENSE_ESTIMATORS:
+        return np.ascontiguousarray(X[:, :DENSE_FEATURES].toarray())
+    return X
+
+
+def _check_args(args):
+    check_common_args(args, ESTIMATOR_DEFAULTS)
+    available = BENCHED
+    names = list(available) if args.estimator == ["all"] else args.estimator
+    unknown = [n for n in names if n not in available]
+    if unknown:
+        raise ValueError(f"unknown estimator(s) {unknown}; nbfast has {sorted(available)}")
+    if args.plot:
+        pyplot("--plot")  # before the benchmark runs: a missing matplotlib fails now, not after minutes
+    return names
+
+
+def run(args):
+    if args.text:
+        from nbfast.cli.bench import text as bench_text
+
+        return bench_text.run(args)
+    names = _check_args(args)
+    log = sys.stderr if args.json else sys.stdout
+    with thread_limit(args.threads):
+        n_threads = effective_n_threads()
+        print(f"Generating {args.n_samples:,} documents x {args.n_features:,} features, {args.n_classes} classes ...",
+              file=log, flush=True)
+        X64, y = make_documents(args.n_samples, args.n_features, args.n_classes, random_state=args.seed)
+        bandwidth = measure_bandwidth()
+        report = {
+            "machine": machine_info(bandwidth, n_threads),
+            "corpus": {"n_samples": args.n_samples, "n_features": args.n_features, "n_classes": args.n_classes,
+                       "nnz": int(X64.nnz), "seed": args.seed},
+            "repeats": args.repeats, "results": [],
+        }
+        for dtype in args.dtype:
+            X_dtype = X64.astype(dtype)
+            for name in names:
+                print(f"timing {name} on {dtype} ...", file=log, flush=True)
+                X = corpus_for(name, X_dtype)
+                report["results"].extend(bench_estimator(name, X, y, args, bandwidth))
+        if args.plot:
+            name, X = names[0], corpus_for(names[0], X64.astype(args.dtype[0]))
+            print(f"timing throughput against corpus size for {name} ...", file=log, flush=True)
+            report["throughput"] = throughput_curve(name, X, y, args)
+            plot_curve(report["throughput"], f"{name}, {args.n_features:,} features, {args.n_classes} classes, "
+                       f"{n_threads} thread(s)", args.plot)
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print_table(report)
+        if args.plot:
+            print(f"\nthroughput plot written to {args.plot}")
+    return 0
+
+
+def print_table(report):
+    """Print the results as a plain-text table."""
+    machine, corpus = report["machine"], report["corpus"]
+    print(
+        f"\n{corpus['n_samples']:,} documents x {corpus['n_features']:,} features, {corpus['n_classes']} classes, "
+        f"{corpus['nnz']:,} nonzeros; {machine['threads']} thread(s) of {machine['nproc']} cores ({machine['cpu']}); "
+        f"memory bandwidth {machine['bandwidth_bytes_per_s'] / 1e9:.1f} GB/s (numpy copy); "
+        f"median of {report['repeats']} runs\n"
+    )
+    print_rows(report["results"], [
+        column("estimator", "<14"), column("dtype", "<9"), column("operation", "<15"), LIBRARY, SECONDS, DOCS_PER_S,
+        column("nnz/s", ">10", lambda r: _si(r["nnz_per_s"])), PEAK_MIB, SPEEDUP,
+        column("x bound", ">9", lambda r: f"{r['bound_ratio']:.0f}" if r["library"] == "nbfast" else ""),
+    ])  # fmt: skip
+    print(
+        "\nspeed-up: scikit-learn's median time over nbfast's; x bound: nbfast's time over the time to stream "
+        "X (data + indices + indptr) once at the measured bandwidth; peak MiB: numpy allocations during one call "
+        "(tracemalloc)."
+    )
+    checked = [r for r in report["results"] if "agreement" in r]
+    if checked:
+        print("\nagreement with scikit-learn:")
+    for r in checked:
+        print(f"  {r['estimator']} {r['dtype']} {r['operation']}: {agreement_text(r['operation'], r['agreement'])}")

@@ -1,0 +1,111 @@
+"""``nbfast predict``: stream inputs through a model chunk by chunk, writing labels
+(and probabilities) as CSV, or as .npy when OUT ends with .npy.
+
+Raw text is vectorized with the settings stored in the model by ``nbfast train``.
+
+The output is written to a new temporary file beside OUT (a name no existing
+file has) and renamed at the end: a failed or interrupted run (SIGTERM
+included) leaves neither a truncated OUT nor the temporary file behind.  OUT
+may not be the model or an input.
+"""
+
+import csv
+import shutil
+import tempfile
+
+import numpy as np
+
+from nbfast.cli._input import Progress, add_input_arguments, check_output, load_model, model_input, read_blocks
+from nbfast.persist._files import replacing
+
+
+def add_arguments(parser):
+    parser.add_argument("model", metavar="MODEL", help="model file written by `nbfast train`")
+    add_input_arguments(parser)
+    parser.add_argument("-o", "--output", required=True, metavar="OUT",
+                        help="CSV file (label[,proba_<class>...] per row), or .npy")
+    parser.add_argument("--proba", action="store_true", help="write the probability of every class too")
+
+
+class _Echo:
+    """A file whose ``write`` returns its text, so ``csv.writer(_Echo()).writerow(fields)`` returns one CSV record."""
+
+    def write(self, text):
+        return text
+
+
+_csv_field = csv.writer(_Echo(), lineterminator="").writerow  # [text] -> text quoted as the csv module does
+
+
+def _label_text(labels):
+    """Labels as CSV fields: ints and floats in their shortest exact form, other labels quoted where needed."""
+    if labels.dtype.kind in "iufb":
+        return labels.astype(str)
+    return [_csv_field([str(label)]) for label in labels]
+
+
+class CsvWriter:
+    """label[,proba_<class>...] rows after a header; probabilities with 17 significant digits (exact)."""
+
+    def __init__(self, f, classes, proba):
+        self._f = f
+        self._proba_format = ",".join(["%.17g"] * len(classes))
+        header = ["label"] + ([f"proba_{c}" for c in _label_text(classes)] if proba else [])
+        f.write((",".join(header) + "\n").encode())
+
+    def write(self, labels, proba):
+        text = _label_text(labels)
+        if proba is None:
+            self._f.write(("\n".join(text) + "\n").encode())
+            return
+        fmt = self._proba_format
+        self._f.write("".join(f"{label},{fmt % tuple(row)}\n" for label, row in zip(text, proba.tolist())).encode())
+
+    def close(self):
+        pass
+
+
+class NpyWriter:
+    """A .npy array: labels (n,), or records (label, proba[n_classes]) with --proba.
+
+    The row count is known only at the end, so rows stream to a temporary file
+    and ``close`` writes numpy's header (``numpy.lib.format``), then the rows.
+    """
+
+    def __init__(self, f, classes, proba):
+        self._f, self._n_rows, self._rows = f, 0, tempfile.TemporaryFile()
+        label = classes.dtype
+        self._dtype = np.dtype([("label", label), ("proba", np.float64, (len(classes),))]) if proba else label
+        if self._dtype.hasobject:
+            raise ValueError("a .npy output cannot hold labels of Python objects; write CSV instead")
+
+    def write(self, labels, proba):
+        if proba is None:
+            rows = labels.astype(self._dtype, copy=False)
+        else:
+            rows = np.empty(len(labels), dtype=self._dtype)
+            rows["label"], rows["proba"] = labels, proba
+        self._rows.write(rows.tobytes())
+        self._n_rows += len(labels)
+
+    def close(self):
+        header = {"descr": np.lib.format.dtype_to_descr(self._dtype), "fortran_order": False, "shape": (self._n_rows,)}
+        np.lib.format.write_array_header_1_0(self._f, header)
+        self._rows.seek(0)
+        shutil.copyfileobj(self._rows, self._f)
+        self._rows.close()
+
+
+def run(args):
+    check_output(args.output, [args.model, *args.input], ("", ".csv", ".txt", ".npy"),
+                 "the output is CSV (.csv, .txt) or .npy")
+    model, vectorizer = load_model(args)
+    progress = Progress("predicting", args.input)
+    with replacing(args.output) as f:
+        writer = (NpyWriter if str(args.output).endswith(".npy") else CsvWriter)(f, model.classes_, args.proba)
+        for block in read_blocks(args, progress, vectorizer=vectorizer, labels=False):
+            X = model_input(block, model, model.n_features_in_)
+            writer.write(model.predict(X), model.predict_proba(X) if args.proba else None)
+        writer.close()
+    progress.close(f"scored with {type(model).__name__} -> {args.output}")
+    return 0

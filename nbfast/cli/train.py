@@ -1,0 +1,163 @@
+"""``nbfast train``: fit a model on svmlight / .npz / text files chunk by chunk with partial_fit.
+
+Two passes over the input, each at memory bounded by one chunk: the first
+collects the class labels (partial_fit needs all of them up front) and the
+number of features, the second accumulates the model's statistics.  Raw text
+is vectorized chunk by chunk by a :class:`nbfast.text.HashingVectorizer`
+(counts: ``alternate_sign=False``, ``norm=None``) whose settings are stored in
+the model file, so ``nbfast predict`` vectorizes text the same way.
+"""
+
+import numpy as np
+
+from nbfast.calibration import calibrate_from_scores
+from nbfast.cli._errors import CommandError, non_negative_float, positive_int
+from nbfast.cli._input import (
+    MODEL_KINDS,
+    Progress,
+    add_input_arguments,
+    blamed_on,
+    check_output,
+    integral_labels,
+    labels_of,
+    model_input,
+    read_blocks,
+    svmlight_inputs,
+    takes_sparse,
+    text_inputs,
+)
+from nbfast.naive_bayes._base import unique_classes
+from nbfast.naive_bayes._calibrated import other_folds_model
+from nbfast.persist import save
+from nbfast.text import HashingVectorizer
+
+TEXT_N_FEATURES = 2**20
+#: Rows whose out-of-fold scores fit the temperature of --calibrate-cv, at most.
+MAX_CALIBRATION_ROWS = 200_000
+
+
+def add_arguments(parser):
+    add_input_arguments(parser)
+    parser.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file to write")
+    parser.add_argument("--model", choices=list(MODEL_KINDS), default="multinomial",
+                        help="Naive Bayes model (default multinomial)")
+    parser.add_argument("--n-features", type=positive_int, metavar="D",
+                        help="number of features (default: the largest index seen in the input; "
+                             f"{TEXT_N_FEATURES} hashed features for text)")
+    parser.add_argument("--alpha", type=non_negative_float, metavar="A", help="smoothing (default: the estimator's)")
+    text = parser.add_argument_group("text input (stored in the model for `nbfast predict`)")
+    text.add_argument("--ngram-max", type=int, choices=(1, 2), metavar="{1,2}",
+                      help="words (1, the default) or words and word pairs (2) as features")
+    text.add_argument("--binary", action="store_true", default=None,
+                      help="count each feature once per document (presence, not count)")
+    parser.add_argument("--calibrate-cv", type=positive_int, metavar="K",
+                        help="calibrate the posteriors (a temperature, fitted on out-of-fold scores of K folds of the "
+                             "training rows: one more pass over the input); see nbfast.calibrate")
+    text.add_argument("--no-lowercase", dest="lowercase", action="store_false", default=None,
+                      help="keep the case of the text (default: lowercase it)")
+
+
+def make_estimator(args):
+    cls = MODEL_KINDS[args.model]
+    params = {}
+    if args.alpha is not None:
+        if "alpha" not in cls().get_params():
+            raise ValueError(f"--alpha does not apply to --model {args.model}")
+        params["alpha"] = args.alpha
+    return cls(**params)
+
+
+def make_vectorizer(args):
+    """The HashingVectorizer for text inputs (None without any), refusing text options without text."""
+    text_options = {"--ngram-max": args.ngram_max, "--binary": args.binary, "--no-lowercase": args.lowercase}
+    if not text_inputs(args):
+        given = [name for name, value in text_options.items() if value is not None]
+        if given:
+            raise ValueError(f"{', '.join(given)} apply only to text input (lines, tsv, jsonl)")
+        return None
+    return HashingVectorizer(
+        n_features=args.n_features or TEXT_N_FEATURES, ngram_range=(1, args.ngram_max or 1),
+        binary=bool(args.binary), lowercase=args.lowercase is not False, norm=None, alternate_sign=False,
+    )
+
+
+def scan(args):
+    """First pass: (sorted class labels, number of features, number of rows) of the whole input."""
+    progress = Progress("scanning", args.input)
+    label_sets, max_index = [], -1
+    for block in read_blocks(args, progress):
+        label_sets.append(np.unique(labels_of(block, "train on")))
+        max_index = max(max_index, block.max_index())
+    progress.close()
+    if not label_sets:
+        raise ValueError(f"no samples in {' '.join(map(str, args.input))}")
+    classes = integral_labels(unique_classes(np.concatenate(label_sets)))
+    return classes, max_index + 1, progress.n_rows
+
+
+def labelled_blocks(args, progress, vectorizer, estimator, n_features, classes):
+    """(number of the first row, block, X, y) of each block of the input, rows numbered through all of it."""
+    start = 0
+    for block in read_blocks(args, progress, vectorizer=vectorizer):
+        yield start, block, model_input(block, estimator, n_features), labels_of(block, "train on").astype(classes.dtype, copy=False)
+        start += block.n_rows
+
+
+def calibrated_out_of_fold(args, fold_models, vectorizer, n_features, classes, n_rows):
+    """The fold models merged and calibrated on out-of-fold scores: a third pass over the input.
+
+    Each row is scored by the model of the other folds; at most MAX_CALIBRATION_ROWS rows, groups of K
+    consecutive rows spread evenly through the input, fit the temperature.
+    """
+    n_folds = len(fold_models)
+    full = type(fold_models[0])._merge(fold_models)
+    others = [other_folds_model(full, fold_models, k) for k in range(n_folds)]
+    stride = -(-n_rows // MAX_CALIBRATION_ROWS)
+    scores, labels = [], []
+    progress = Progress("calibrating", args.input)
+    for start, _, X, y in labelled_blocks(args, progress, vectorizer, full, n_features, classes):
+        index = np.arange(start, start + len(y))
+        kept = (index // n_folds) % stride == 0
+        for fold, model in enumerate(others):
+            rows = kept & (index % n_folds == fold)
+            if rows.any():
+                scores.append(model.predict_joint_log_proba(X[rows]))
+                labels.append(y[rows])
+    progress.close()
+    return calibrate_from_scores(full, np.concatenate(scores), np.concatenate(labels), cv=n_folds)
+
+
+def run(args):
+    check_output(args.output, args.input, ("", ".nbf"), "a model file is written as .nbf (or without an extension)")
+    estimator = make_estimator(args)
+    vectorizer = make_vectorizer(args)
+    if vectorizer is not None and not takes_sparse(estimator):
+        raise ValueError(f"--model {args.model} needs dense input, too large for {vectorizer.n_features} hashed "
+                         "text features")
+    classes, n_seen, n_rows = scan(args)
+    n_features = vectorizer.n_features if vectorizer is not None else args.n_features or max(n_seen, 1)
+    n_folds = args.calibrate_cv or 1
+    if n_folds > n_rows:
+        raise CommandError(f"--calibrate-cv {n_folds}: the input has only {n_rows} rows")
+    # One model, or with --calibrate-cv one per fold (rows numbered through the whole input, modulo K), merged.
+    models = [estimator] if n_folds == 1 else [make_estimator(args) for _ in range(n_folds)]
+    progress = Progress("training", args.input)
+    for start, block, X, y in labelled_blocks(args, progress, vectorizer, estimator, n_features, classes):
+        with blamed_on(block):
+            try:
+                for fold, model in enumerate(models):
+                    rows = slice(None) if n_folds == 1 else (np.arange(start, start + len(y)) % n_folds == fold)
+                    model.partial_fit(X[rows], y[rows], classes=classes)
+            except MemoryError:
+                raise ValueError(f"not enough memory for a model of {len(classes)} classes x {n_features:,} "
+                                 "features (the largest feature index of the input, or --n-features, sets the "
+                                 "width)") from None
+    progress.close()
+    if n_folds > 1:
+        estimator = calibrated_out_of_fold(args, models, vectorizer, n_features, classes, n_rows)
+    training_input = {"kind": "text" if vectorizer is not None else "vectors",
+                      "zero_based": bool(args.zero_based) if svmlight_inputs(args) else None}
+    save(estimator, args.output, vectorizer=vectorizer, training_input=training_input)
+    progress.close(f"trained {type(estimator).__name__} ({len(classes)} classes, {n_features} features) "
+                   f"-> {args.output}")
+    return 0

@@ -1,0 +1,23 @@
+"""The Naive Bayes estimators, and the one registry of them.
+
+Persistence (the allow-list of classes a model file may name), ``patch_sklearn``,
+the command line's ``--model`` choices and the benchmarks all read
+:data:`ESTIMATORS`: a new estimator is one class here and one entry there.
+"""
+
+from nbfast.naive_bayes._calibrated import CalibratedNB
+from nbfast.naive_bayes._categorical import CategoricalNB
+from nbfast.naive_bayes._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
+from nbfast.naive_bayes._gaussian import GaussianNB
+from nbfast.naive_bayes._mixed import MixedNB
+from nbfast.naive_bayes._semi_supervised import SemiSupervisedNB
+
+#: Every nbfast estimator by class name, in the order they are documented.
+ESTIMATORS = {
+    cls.__name__: cls
+    for cls in (MultinomialNB, BernoulliNB, ComplementNB, CategoricalNB, GaussianNB, PoissonNB, MixedNB, CalibratedNB,
+                SemiSupervisedNB)
+}
+
+__all__ = ["ESTIMATORS", "BernoulliNB", "CalibratedNB", "CategoricalNB", "ComplementNB", "GaussianNB", "MixedNB", "MultinomialNB",
+           "PoissonNB", "SemiSupervisedNB"]

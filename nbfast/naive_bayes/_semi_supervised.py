@@ -1,0 +1,260 @@
+"""SemiSupervisedNB: a count model fitted on labelled and unlabelled rows by Expectation-Maximization.
+
+Labels are expensive, documents cheap.  Nigam, McCallum, Thrun and Mitchell
+("Text Classification from Labeled and Unlabeled Documents using EM",
+Machine Learning 39, 2000) fit multinomial Naive Bayes on the labelled rows,
+then alternate
+
+- E-step: the posterior P(c | x_i) of every unlabelled row under the model;
+- M-step: the model's statistics from the labelled rows (weight 1 for their
+  class) plus every unlabelled row counted for every class c with weight
+  ``unlabeled_weight * P(c | x_i)`` (their EM-lambda when below 1),
+
+until the log-likelihood changes by less than ``tol``.  The count models'
+smoothing makes each M-step a MAP estimate, so the objective EM never lowers
+is the log-likelihood of the data plus the log prior of the parameters
+(``_log_parameter_prior``), as in the paper.
+
+The M-step statistics are class and feature sums weighted per class
+(``_soft_label_accumulator``): the count models transpose X once per fit and
+sum it feature by feature against the class weights, in O(nnz x n_classes)
+per iteration; the (n_samples, n_classes) class weights are the only per-row
+temporary.
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+
+from nbfast._compat import clone
+from nbfast._kernels.scoring import Output
+from nbfast._validation import _feature_names, check_sample_weight, check_y, check_y_shape
+from nbfast.naive_bayes._base import encode_labels, unique_classes
+from nbfast.naive_bayes._wrapper import _WrapperNB
+
+
+def split_labels(y, n_samples, unlabeled):
+    """(mask of the unlabelled rows, the labels of the other rows) of ``y``, whose ``unlabeled`` entries mark
+    the rows without a label; the labels are checked as any estimator's are."""
+    if isinstance(unlabeled, (list, tuple, dict, set, np.ndarray)):
+        raise TypeError(f"unlabeled must be one label value (the mark of unlabelled rows), got {unlabeled!r}.")
+    y = check_y_shape(y, n_samples, stacklevel=4)
+    if y.dtype.kind in "US" and not isinstance(unlabeled, str):
+        raise ValueError(f"y holds strings, which unlabeled={unlabeled!r} cannot mark: pass the string that marks "
+                         "the unlabelled rows, for example unlabeled=''.")
+    if y.dtype.kind in "biuf" and (isinstance(unlabeled, (str, bytes)) or not isinstance(unlabeled, numbers.Number)):
+        raise ValueError(f"y holds numbers, which unlabeled={unlabeled!r} cannot mark: pass the number that marks "
+                         "the unlabelled rows (-1 by default).")
+    unlabelled = np.asarray(y == unlabeled, dtype=bool)
+    labelled = ~unlabelled
+    n_labelled = int(labelled.sum())
+    if n_labelled == 0:
+        raise ValueError(f"y has no labelled row (every label is unlabeled={unlabeled!r}): EM starts from a model "
+                         "fitted on the labelled rows.")
+    return unlabelled, check_y(y[labelled], n_labelled)
+
+
+def expectation(jll, labelled, y_index, row_weight, unlabelled_weight):
+    """E-step, in place: joint log-likelihoods ``jll`` (n_samples, n_classes) become the M-step's class weights.
+
+    A labelled row i becomes ``row_weight[i]`` for its class ``y_index`` (0 elsewhere); an unlabelled row
+    becomes ``unlabelled_weight[i] * P(c | x_i)``.  Returns the weighted sum of the rows' log-likelihoods,
+    log P(x_i, y_i) for labelled rows and log P(x_i) = logsumexp_c log P(x_i, c) for unlabelled ones (each
+    up to a term that does not depend on the model), and the sum of their weights.  An unlabelled row that
+    every class rules out (probability 0, possible with alpha=0) has no posterior: it gets weight 0, with a
+    RuntimeWarning.
+    """
+    labelled_rows = np.flatnonzero(labelled)
+    labelled_jll = jll[labelled_rows, y_index]
+    # logsumexp per row, stable: m + log(sum_c exp(jll - m)), exp(jll - m) kept as the posteriors' numerators
+    row_max = jll.max(axis=1)
+    impossible = np.isneginf(row_max)
+    row_max[impossible] = 0.0
+    jll -= row_max[:, None]
+    np.exp(jll, out=jll)
+    total = jll.sum(axis=1)
+    total[impossible] = 1.0
+    log_evidence = row_max + np.log(total)
+    weight = np.where(labelled | impossible, 0.0, unlabelled_weight)
+    log_evidence[impossible] = 0.0
+    impossible &= ~labelled
+    if impossible.any():
+        warnings.warn(f"{int(impossible.sum())} unlabelled row(s) give probability 0 to every class "
+                      "(contradictory evidence): they are left out of the M-step.", RuntimeWarning, stacklevel=3)
+    jll *= (weight / total)[:, None]
+    jll[labelled_rows] = 0.0
+    jll[labelled_rows, y_index] = row_weight[labelled_rows]
+    log_likelihood = np.dot(row_weight[labelled_rows], labelled_jll) + np.dot(weight, log_evidence)
+    return float(log_likelihood), float(row_weight[labelled_rows].sum() + weight.sum())
+
+
+class SemiSupervisedNB(_WrapperNB):
+    """A count model fitted on labelled and unlabelled rows by Expectation-Maximization (Nigam et al., 2000).
+
+    ``fit(X, y)`` takes rows whose label is ``unlabeled`` (-1, scikit-learn's
+    convention for semi-supervised learning) as unlabelled.  The estimator is
+    first fitted on the labelled rows; then each iteration computes the
+    posteriors of the unlabelled rows (E-step) and refits the estimator on the
+    labelled rows plus every unlabelled row counted for every class with
+    weight ``unlabeled_weight * P(class | row)`` (M-step).  Iterations stop
+    after ``max_iter`` or when the log-likelihood per row changes by less than
+    ``tol``.  Predictions are those of the fitted estimator.
+
+    Each iteration scores X once and sums it once per class weight, both
+    O(nnz x n_classes) and parallel; the result is the same for any number of
+    threads.  X is held once more, transposed, during the fit.
+
+    Parameters
+    ----------
+    estimator : MultinomialNB, ComplementNB, BernoulliNB or PoissonNB, default=None
+        The model to fit (MultinomialNB() when None); it is cloned, not changed.
+        Other estimators raise TypeError: their statistics do not take soft labels.
+    max_iter : int, default=10
+        Most EM iterations (0: the estimator fitted on the labelled rows only).
+    tol : float, default=1e-4
+        Stop when an iteration changes ``log_likelihood_`` by less than this.
+    unlabeled_weight : float, default=1.0
+        Weight of each unlabelled row relative to a labelled one (Nigam et al.'s lambda;
+        below 1 when the unlabelled rows outnumber the labelled ones and fit the model less well).
+    unlabeled : label, default=-1
+        The value of y marking unlabelled rows: a number for numeric labels, a string
+        for string labels (y of dtype object may hold any value).
+
+    Attributes
+    ----------
+    estimator_ : estimator
+        The fitted model: predictions, posteriors and fitted tables are its.
+    n_iter_ : int
+        EM iterations run (0 when there is no unlabelled row or ``max_iter=0``).
+    log_likelihood_ : ndarray of shape (n_iter_ + 1,)
+        The objective EM increases, of the model fitted on the labelled rows and then after each
+        iteration: the sum over rows of log P(x, y) (labelled rows) or log P(x) (unlabelled rows,
+        times ``unlabeled_weight``), each times its sample weight and up to a term that does not
+        depend on the model, plus the log prior of the parameters of which the smoothed estimates
+        are the mode (Dirichlet, Beta or Gamma with exponents ``alpha``); divided by the total row
+        weight.  ComplementNB is not a generative model: its value is a score that EM may lower.
+    classes_ : ndarray of shape (n_classes,)
+        The labels of the labelled rows.
+    n_features_in_ : int
+
+    References
+    ----------
+    Nigam, K., McCallum, A. K., Thrun, S., & Mitchell, T. (2000). Text classification from labeled and
+    unlabeled documents using EM. Machine Learning, 39(2), 103-134.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbfast import MultinomialNB, SemiSupervisedNB
+    >>> from nbfast.datasets import make_documents
+    >>> X, y = make_documents(n_samples=3000, n_features=2000, n_classes=4, random_state=0)
+    >>> y_partial = np.where(np.arange(3000) % 50 == 0, y, -1)   # 2% of the labels
+    >>> model = SemiSupervisedNB(MultinomialNB()).fit(X[:2000], y_partial[:2000])
+    >>> bool(np.all(np.diff(model.log_likelihood_) > -1e-3))
+    True
+    """
+
+    _fitted_attributes = ("classes_", "n_features_in_", "estimator_", "n_iter_", "log_likelihood_")
+
+    def __init__(self, estimator=None, *, max_iter=10, tol=1e-4, unlabeled_weight=1.0, unlabeled=-1):
+        self.estimator = estimator
+        self.max_iter = max_iter
+        self.tol = tol
+        self.unlabeled_weight = unlabeled_weight
+        self.unlabeled = unlabeled
+
+    def _check_params(self):
+        """(max_iter, tol, unlabeled_weight), checked."""
+        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral):
+            raise TypeError(f"max_iter must be an integer, got {self.max_iter!r}.")
+        if self.max_iter < 0:
+            raise ValueError(f"max_iter must be at least 0, got {self.max_iter!r}.")
+        checked = [int(self.max_iter)]
+        for name in ("tol", "unlabeled_weight"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise TypeError(f"{name} must be a float, got {value!r}.")
+            if not 0 <= value < np.inf:
+                raise ValueError(f"{name} must be a float in the range [0.0, inf), got {value!r}.")
+            checked.append(float(value))
+        return tuple(checked)
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the estimator on the labelled rows, then by EM on all of them.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training vectors.
+        y : array-like of shape (n_samples,)
+            Labels, ``unlabeled`` (-1) for the unlabelled rows.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the rows (an unlabelled row's is multiplied by ``unlabeled_weight``).
+
+        Returns
+        -------
+        self : object
+            The fitted model. A call that raises leaves it unchanged.
+        """
+        max_iter, tol, unlabeled_weight = self._check_params()
+        base = self._base_estimator()
+        feature_names = _feature_names(X)
+        X = base._check_X(X, reset=True)
+        n_samples, n_features = X.shape
+        unlabelled, y_labelled = split_labels(y, n_samples, self.unlabeled)
+        labelled = ~unlabelled
+        sample_weight = check_sample_weight(sample_weight, n_samples)
+        classes = unique_classes(y_labelled)
+        y_index = encode_labels(classes, y_labelled)
+        model = clone(base)
+        model._validate_params(n_features, len(classes))
+        accumulate = model._soft_label_accumulator(X)  # TypeError for a model without soft labels, before any work
+
+        stats = model._init_stats(len(classes), n_features)
+        model._accumulate(stats, X[labelled], y_index, None if sample_weight is None else sample_weight[labelled])
+        model._commit(stats, classes, n_features, feature_names)
+
+        row_weight = np.ones(n_samples) if sample_weight is None else sample_weight
+        unlabelled_weight = row_weight * unlabeled_weight
+        log_likelihood = []
+        n_iter = 0
+        while True:
+            class_weight = model._score(X, Output.JOINT_LOG_LIKELIHOOD)
+            total, weight = expectation(class_weight, labelled, y_index, row_weight, unlabelled_weight)
+            log_likelihood.append((total + model._log_parameter_prior()) / weight)
+            if n_iter == max_iter or not unlabelled.any() or (
+                    n_iter > 0 and not abs(log_likelihood[-1] - log_likelihood[-2]) >= tol):
+                break
+            stats = model._init_stats(len(classes), n_features)
+            accumulate(stats, class_weight)
+            model._commit(stats, classes, n_features, feature_names)
+            n_iter += 1
+
+        self._install_estimator(model)
+        self.n_iter_ = n_iter
+        self.log_likelihood_ = np.array(log_likelihood)
+        return self
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Not supported: EM revisits every row at each iteration."""
+        raise NotImplementedError("SemiSupervisedNB does not learn incrementally: EM revisits every row at each "
+                                  "iteration; fit it on all the rows at once.")
+
+    # ------------------------------------------------------------ contract
+    def _validate_fitted(self):
+        super()._validate_fitted()
+        n_iter = self.n_iter_
+        if isinstance(n_iter, bool) or not isinstance(n_iter, numbers.Integral) or n_iter < 0:
+            raise ValueError(f"n_iter_ must be a non-negative integer, got {n_iter!r}.")
+        history = self.log_likelihood_
+        if not isinstance(history, np.ndarray) or history.shape != (n_iter + 1,) or history.dtype.kind != "f":
+            raise ValueError(f"log_likelihood_ must be a float array of n_iter_ + 1 = {n_iter + 1} values.")
+
+    def _score(self, X, mode):
+        return self.estimator_._score(X, mode)
+
+    @classmethod
+    def _merge(cls, models):
+        raise TypeError("Semi-supervised models do not merge: EM fits all the rows together; merge models fitted "
+                        "on labelled shards, or fit one SemiSupervisedNB on all the rows.")

@@ -1,0 +1,240 @@
+"""Model files: save a fitted nbfast estimator as arrays plus JSON, load it back safely.
+
+A model file holds a model's parameters and fitted arrays, and never pickled
+objects, so loading one from an untrusted source cannot execute code.  One
+module a job: :mod:`~nbfast.persist._container` (the bytes: magic, checksums,
+aligned arrays), :mod:`~nbfast.persist._codec` (models to tagged JSON and back,
+classes only from the estimator registry), :mod:`~nbfast.persist._vectorizer`
+(the text vectorizer stored with a model) and :mod:`~nbfast.persist._info`
+(``nbfast info``).
+
+Readers accept every format version up to :data:`FORMAT_VERSION`; a file from
+a newer format is refused with a message asking to upgrade nbfast.
+"""
+
+import hashlib
+import json
+import os
+
+from nbfast._compat import NotFittedError
+from nbfast._version import __version__
+from nbfast.naive_bayes._base import _BaseNB
+from nbfast.persist._codec import _Decoder, _Encoder, _is_fitted
+from nbfast.persist._container import (
+    _FORMAT_NAME,
+    _PREAMBLE,
+    FORMAT_VERSION,
+    MAGIC,
+    MAX_HEADER_NBYTES,
+    ModelFormatError,
+    _align,
+    _array_views,
+    _data_chunks,
+    _read_data,
+    _read_header,
+)
+from nbfast.persist._files import replacing
+from nbfast.persist._info import read_info
+from nbfast.persist._training_input import check_training_input_entry, training_input_entry
+from nbfast.persist._vectorizer import _rebuild_vectorizer, _vectorizer_spec
+
+__all__ = ["FORMAT_VERSION", "ModelFormatError", "load", "load_training_input", "load_vectorizer", "read_info", "save"]
+
+
+def save(model, path, *, vectorizer=None, training_input=None):
+    """Save a fitted nbfast estimator to a model file.
+
+    The file holds only arrays and JSON (see :mod:`nbfast.persist`), is written
+    to a temporary name and renamed into place, so ``path`` never holds a
+    half-written model.
+
+    Parameters
+    ----------
+    model : nbfast estimator
+        A fitted estimator (any class exported by nbfast, including composite
+        models holding other nbfast estimators).
+    path : str or os.PathLike
+        Destination; an existing file is replaced.
+    vectorizer : nbfast.text.HashingVectorizer, default=None
+        The vectorizer that turned raw text into the model's input, stored by
+        its parameters (which must be JSON values: no callables) so that
+        :func:`load_vectorizer` gives it back; its ``n_features`` must be the
+        model's.
+    training_input : dict, default=None
+        How the training input was read: ``{"kind": "vectors" or "text",
+        "zero_based": True, False or None}`` (the index base of svmlight files,
+        None when none was read); :func:`load_training_input` gives it back and
+        ``nbfast predict`` reads new input the same way.
+
+    Raises
+    ------
+    NotFittedError
+        If ``model`` is not fitted.
+    TypeError
+        If the model is not an nbfast estimator or holds a value that cannot be
+        stored without pickle (or the vectorizer such a parameter).
+    """
+    if not isinstance(model, _BaseNB) or not _is_fitted(model):
+        raise NotFittedError(f"This {type(model).__name__} instance is not fitted yet; only fitted models are saved.")
+    encoder = _Encoder()
+    spec = encoder.model(model, type(model).__name__)
+    vectorizer_entry = None if vectorizer is None else _vectorizer_spec(vectorizer, model.n_features_in_)
+    input_entry = None if training_input is None else training_input_entry(training_input)
+    entries, position = [], 0
+    for array, order in encoder.arrays:
+        offset = _align(position)
+        entries.append({"dtype": array.dtype.str, "shape": list(array.shape), "order": order,
+                        "offset": offset, "nbytes": array.nbytes})
+        position = offset + array.nbytes
+    digest = hashlib.sha256()
+    for chunk in _data_chunks(encoder.arrays, entries):
+        digest.update(chunk)
+    header = {
+        "format": _FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "nbfast_version": __version__,
+        "summary": {"classes": model.classes_.tolist(), "n_features_in": int(model.n_features_in_)},
+        "model": spec,
+        "arrays": entries,
+        "data_nbytes": position,
+        "data_sha256": digest.hexdigest(),
+    }
+    if vectorizer_entry is not None:
+        header["vectorizer"] = vectorizer_entry
+    if input_entry is not None:
+        header["training_input"] = input_entry
+    raw = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    if len(raw) > MAX_HEADER_NBYTES:
+        raise ValueError(f"cannot save this model: its description takes {len(raw):,} bytes, more than the "
+                         f"{MAX_HEADER_NBYTES:,} a model file's header may hold.")
+    with replacing(os.fspath(path)) as f:
+        f.write(_PREAMBLE.pack(MAGIC, len(raw), hashlib.sha256(raw).digest()))
+        f.write(raw)
+        f.write(bytes(_align(_PREAMBLE.size + len(raw)) - _PREAMBLE.size - len(raw)))
+        for chunk in _data_chunks(encoder.arrays, entries):
+            f.write(chunk)
+
+
+def load(path, *, mmap=False):
+    """Load a model saved by :func:`save`.
+
+    Nothing is unpickled; the header and data checksums are verified and the
+    model is checked for consistency before it is returned.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A model file.
+    mmap : bool, default=False
+        Map the arrays read-only from the file instead of reading them into
+        memory: processes loading the same file share its pages through the
+        page cache.  The data checksum is still verified (it reads the file
+        once, without a private copy).  ``partial_fit`` on such a model copies
+        the statistics it updates.
+
+    Returns
+    -------
+    model : nbfast estimator
+        The fitted estimator, of the class named in the file.
+
+    Raises
+    ------
+    ModelFormatError
+        If the file is empty, truncated, corrupted, foreign, from a newer
+        format version, or describes an unknown or inconsistent model.
+    OSError
+        If the file cannot be opened or read.
+    """
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            header, data_start = _read_header(f)
+            data, digest = _read_data(f, data_start, header["data_nbytes"], mmap)
+        if digest != header["data_sha256"]:
+            raise ModelFormatError("corrupted: the data checksum does not match.")
+        try:
+            model = _Decoder(_array_views(data, header["arrays"])).model(header["model"])
+        except ModelFormatError:
+            raise
+        except (ValueError, TypeError, AttributeError, IndexError, KeyError, ArithmeticError, RecursionError) as exc:
+            raise ModelFormatError(f"invalid or inconsistent model: {exc}") from exc
+        if header["model"].get("fitted") is None:
+            raise ModelFormatError("the file holds an unfitted model.")
+        _check_summary(header["summary"], model)
+        return model
+    except ModelFormatError as exc:
+        raise ModelFormatError(f"{path}: {exc}") from exc.__cause__
+
+
+def _check_summary(summary, model):
+    """The header's summary (what ``nbfast info`` shows) must describe the model the file holds."""
+    if summary.get("classes") != model.classes_.tolist() or summary.get("n_features_in") != model.n_features_in_:
+        raise ModelFormatError("the header's summary (classes, n_features_in) does not describe the model it holds.")
+
+
+def load_vectorizer(path, *, trust=False):
+    """The text vectorizer stored with a model by ``save(..., vectorizer=...)``, or None.
+
+    Only the (checksummed) header is read.  The stored settings are checked as
+    data from a stranger: documents as content only (never file names to open),
+    n-grams of at most 10, no callables, and a token pattern among nbfast's safe
+    ones unless ``trust`` is True.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A model file.
+    trust : bool, default=False
+        Accept any stored token pattern (a regular expression can take
+        exponential time on crafted text): only for files from a trusted author.
+
+    Returns
+    -------
+    vectorizer : nbfast.text.HashingVectorizer or None
+        A vectorizer with the stored parameters, None when the model was saved
+        without one (for example, trained on feature vectors).
+
+    Raises
+    ------
+    ModelFormatError
+        If the header is missing, corrupted or invalid, or describes an invalid vectorizer.
+    """
+    return _header_entry(path, "vectorizer",
+                         lambda entry, header: _rebuild_vectorizer(entry, header["summary"].get("n_features_in"), trust))
+
+
+def _header_entry(path, key, decode):
+    """``decode(entry, header)`` of an optional header entry, None without it; only the header is read."""
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            header, _ = _read_header(f)
+        return decode(header[key], header) if key in header else None
+    except ModelFormatError as exc:
+        raise ModelFormatError(f"{path}: {exc}") from None
+    except RecursionError:
+        raise ModelFormatError(f"{path}: invalid {key} entry: nested too deeply.") from None
+
+
+def load_training_input(path):
+    """How the model's training input was read, as stored by ``save(..., training_input=...)``, or None.
+
+    Only the (checksummed) header is read.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A model file.
+
+    Returns
+    -------
+    training_input : dict or None
+        ``{"kind": "vectors" or "text", "zero_based": True, False or None}``;
+        None for files saved without it (``nbfast train`` always stores it).
+
+    Raises
+    ------
+    ModelFormatError
+        If the header is missing, corrupted or invalid, or the entry is malformed.
+    """
+    return _header_entry(path, "training_input", lambda entry, header: check_training_input_entry(entry))

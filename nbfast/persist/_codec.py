@@ -1,0 +1,204 @@
+"""Models to tagged JSON plus a list of arrays, and back: the model description in a file's header.
+
+Models are described generically through the estimator contract: parameters
+come from ``get_params(deep=False)`` and the fitted state from the attributes
+named in ``_fitted_attributes``, set back in that order.  Values may be None,
+bools, numbers, strings, numpy scalars and arrays, lists, tuples, dicts with
+string keys, and nbfast estimators (fitted or not) nested anywhere inside them:
+a composite model such as MixedNB contributes its parts by holding them in a
+parameter or a fitted attribute.  On load, classes are looked up in the
+registry (:data:`nbfast.naive_bayes.ESTIMATORS`), never imported by name, and
+the rebuilt model is checked (:func:`nbfast.naive_bayes._base.check_fitted_state`)
+before it is returned.
+"""
+
+import numbers
+
+import numpy as np
+
+from nbfast.naive_bayes import ESTIMATORS
+from nbfast.naive_bayes._base import _BaseNB, rebuild
+from nbfast.persist._container import ModelFormatError, _allowed_dtype, _is_count
+
+#: The entries of a model description (a model, or one nested in another).
+_MODEL_KEYS = {"class", "params", "fitted", "feature_names_in_"}
+
+
+def _is_fitted(model):
+    present = [hasattr(model, name) for name in type(model)._fitted_attributes]
+    if any(present) and not all(present):
+        missing = [n for n, p in zip(type(model)._fitted_attributes, present) if not p]
+        raise ValueError(f"{type(model).__name__} is partially fitted: it lacks {missing}.")
+    return all(present)
+
+
+def _stored_size(value):
+    """Number of array entries in a fitted model's attributes, its fitted parts' included."""
+    if isinstance(value, np.ndarray):
+        return value.size
+    if isinstance(value, (list, tuple)):
+        return sum(_stored_size(v) for v in value)
+    if isinstance(value, _BaseNB) and _is_fitted(value):
+        return sum(_stored_size(getattr(value, name)) for name in type(value)._fitted_attributes)
+    return 0
+
+
+def _check_size(fitted):
+    """Every Naive Bayes model has parameters per (class, feature): the arrays actually stored bound
+    n_features_in_ before any shape is built from it."""
+    classes, n_features = fitted.get("classes_"), fitted.get("n_features_in_")
+    if isinstance(classes, np.ndarray) and isinstance(n_features, int) and not isinstance(n_features, bool):
+        if _stored_size(list(fitted.values())) < len(classes) * n_features:
+            raise ValueError(f"{len(classes)} classes and n_features_in_={n_features} do not fit the stored arrays.")
+
+
+class _Encoder:
+    """Turns a model into tagged JSON plus a list of arrays."""
+
+    def __init__(self):
+        self.arrays = []
+
+    def model(self, model, where):
+        cls = type(model)
+        if ESTIMATORS.get(cls.__name__) is not cls:
+            raise TypeError(f"cannot save {where}: {cls.__module__}.{cls.__qualname__} is not an nbfast estimator.")
+        spec = {
+            "class": cls.__name__,
+            "params": {k: self.value(v, f"{where}.{k}") for k, v in model.get_params(deep=False).items()},
+            "fitted": None,
+        }
+        if _is_fitted(model):
+            spec["fitted"] = {n: self.value(getattr(model, n), f"{where}.{n}") for n in cls._fitted_attributes}
+            names = vars(model).get("feature_names_in_")
+            if names is not None:
+                spec["feature_names_in_"] = self.value(names, f"{where}.feature_names_in_")
+        return spec
+
+    def value(self, value, where):
+        if value is None or (isinstance(value, (bool, str)) and not isinstance(value, np.generic)):
+            return value
+        if isinstance(value, np.generic):
+            if not _allowed_dtype(value.dtype):
+                raise TypeError(f"cannot save {where}: numpy scalars of dtype {value.dtype} are not supported.")
+            return {"__scalar__": value.dtype.str, "value": value.item()}
+        if isinstance(value, (numbers.Integral, float)):
+            return int(value) if isinstance(value, numbers.Integral) else float(value)
+        if isinstance(value, np.ndarray):
+            return self.array(value, where)
+        if isinstance(value, list):
+            return [self.value(v, f"{where}[{i}]") for i, v in enumerate(value)]
+        if isinstance(value, tuple):
+            return {"__tuple__": [self.value(v, f"{where}[{i}]") for i, v in enumerate(value)]}
+        if isinstance(value, slice):  # MixedNB column selections
+            return {"__slice__": [self.value(v, f"{where}.{a}") for a, v in
+                                  (("start", value.start), ("stop", value.stop), ("step", value.step))]}
+        if isinstance(value, dict):
+            if not all(isinstance(k, str) for k in value):
+                raise TypeError(f"cannot save {where}: dict keys must be strings.")
+            return {"__dict__": {k: self.value(v, f"{where}[{k!r}]") for k, v in value.items()}}
+        if isinstance(value, _BaseNB):
+            return {"__estimator__": self.model(value, where)}
+        raise TypeError(f"cannot save {where}: values of type {type(value).__name__} are not supported.")
+
+    def array(self, array, where):
+        ref = {"__ndarray__": len(self.arrays)}
+        if array.dtype == object:
+            flat = array.ravel().tolist()
+            if not all(isinstance(v, str) for v in flat):
+                raise TypeError(f"cannot save {where}: object arrays may only hold strings.")
+            array = np.array(flat, dtype=np.str_).reshape(array.shape) if flat else np.empty(array.shape, "<U1")
+            ref["object"] = True
+        if not _allowed_dtype(array.dtype):
+            raise TypeError(f"cannot save {where}: arrays of dtype {array.dtype} are not supported.")
+        array = array.astype(array.dtype.newbyteorder("<"), copy=False)
+        order = "F" if array.flags.f_contiguous and not array.flags.c_contiguous else "C"
+        self.arrays.append((np.asarray(array, order=order), order))
+        return ref
+
+
+class _Decoder:
+    """Turns tagged JSON plus the file's arrays back into values and models."""
+
+    def __init__(self, arrays):
+        self.arrays = arrays
+        self.used = set()
+
+    def model(self, spec):
+        if not isinstance(spec, dict) or not isinstance(spec.get("params"), dict):
+            raise ModelFormatError("invalid model description.")
+        unknown = set(spec) - _MODEL_KEYS
+        if unknown:
+            raise ModelFormatError(f"invalid model description: unknown entries {sorted(unknown)[:5]}.")
+        allowed = ESTIMATORS
+        cls = allowed.get(spec.get("class")) if isinstance(spec.get("class"), str) else None
+        if cls is None:
+            raise ModelFormatError(
+                f"unknown estimator class {spec.get('class')!r}: model files may only name nbfast's estimators "
+                f"({', '.join(sorted(allowed))})."
+            )
+        unknown = set(spec["params"]) - set(cls._get_param_names())
+        if unknown:
+            raise ModelFormatError(f"{cls.__name__} has no parameters {sorted(unknown)}.")
+        params = {k: self.value(v) for k, v in spec["params"].items()}
+        fitted = spec.get("fitted")
+        if fitted is not None:
+            if not isinstance(fitted, dict) or set(fitted) != set(cls._fitted_attributes):
+                have = sorted(fitted) if isinstance(fitted, dict) else fitted
+                raise ModelFormatError(
+                    f"{cls.__name__} needs the fitted attributes {list(cls._fitted_attributes)}, the file has {have}."
+                )
+            fitted = {k: self.value(v) for k, v in fitted.items()}
+            _check_size(fitted)
+        names = spec.get("feature_names_in_")
+        return rebuild(cls, params, fitted, None if names is None else self.value(names))
+
+    def value(self, value):
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return value
+        if isinstance(value, list):
+            return [self.value(v) for v in value]
+        if isinstance(value, dict) and len(value) >= 1:
+            if "__ndarray__" in value:
+                return self.array(value)
+            if set(value) == {"__scalar__", "value"}:
+                return self.scalar(value["__scalar__"], value["value"])
+            if set(value) == {"__tuple__"} and isinstance(value["__tuple__"], list):
+                return tuple(self.value(v) for v in value["__tuple__"])
+            if set(value) == {"__slice__"} and isinstance(value["__slice__"], list) and len(value["__slice__"]) == 3:
+                bounds = [self.value(v) for v in value["__slice__"]]
+                if all(b is None or (isinstance(b, int) and not isinstance(b, bool)) for b in bounds):
+                    return slice(*bounds)
+            if set(value) == {"__dict__"} and isinstance(value["__dict__"], dict):
+                return {k: self.value(v) for k, v in value["__dict__"].items()}
+            if set(value) == {"__estimator__"}:
+                return self.model(value["__estimator__"])
+        raise ModelFormatError(f"invalid value {value!r} in the model description.")
+
+    def array(self, ref):
+        index = ref["__ndarray__"]
+        if not _is_count(index) or index >= len(self.arrays) or index in self.used or set(ref) - {"__ndarray__", "object"}:
+            raise ModelFormatError(f"invalid array reference {ref!r}.")
+        self.used.add(index)
+        array = self.arrays[index]
+        if ref.get("object"):
+            if array.dtype.kind != "U":
+                raise ModelFormatError("invalid array reference: only string arrays can be restored as objects.")
+            return array.astype(object)
+        return array
+
+    @staticmethod
+    def scalar(dtype, value):
+        dtype = np.dtype(dtype) if isinstance(dtype, str) else None
+        kinds = {"b": bool, "i": int, "u": int, "f": (int, float), "U": str}
+        if dtype is None or not _allowed_dtype(dtype) or not isinstance(value, kinds[dtype.kind]):
+            raise ModelFormatError(f"invalid numpy scalar {dtype!r}: {value!r}.")
+        if dtype.kind in "iu" and isinstance(value, bool):
+            raise ModelFormatError(f"invalid numpy scalar {dtype!r}: {value!r}.")
+        return dtype.type(value)
+
+
+def _is_plain(value):
+    """None, a bool, number or string, or a list or tuple of them."""
+    if isinstance(value, (list, tuple)):
+        return all(_is_plain(v) for v in value)
+    return value is None or (isinstance(value, (bool, int, float, str)) and not isinstance(value, np.generic))

@@ -1,0 +1,108 @@
+"""``read_info``: a model file described from its header alone, without reading its arrays."""
+
+import os
+
+from nbfast.persist._container import ModelFormatError, _read_header
+from nbfast.persist._training_input import check_training_input_entry
+
+
+def _describe(value, entries):
+    """A short display of a tagged JSON value, without reading any array."""
+    if isinstance(value, list):
+        return "[" + ", ".join(_describe(v, entries) for v in value) + "]"
+    if not isinstance(value, dict):
+        return repr(value)
+    if "__ndarray__" in value:
+        entry = entries[value["__ndarray__"]]
+        dtype = "object" if value.get("object") else entry["dtype"].name
+        return f"array(shape={entry['shape']}, dtype={dtype})"
+    if "__scalar__" in value:
+        return repr(value["value"])
+    if "__tuple__" in value:
+        items = [_describe(v, entries) for v in value["__tuple__"]]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    if "__slice__" in value:
+        return "slice(" + ", ".join(_describe(v, entries) for v in value["__slice__"]) + ")"
+    if "__dict__" in value:
+        return "{" + ", ".join(f"{k!r}: {_describe(v, entries)}" for k, v in value["__dict__"].items()) + "}"
+    spec = value["__estimator__"]
+    return f"{spec['class']}(" + ", ".join(f"{k}={_describe(v, entries)}" for k, v in spec["params"].items()) + ")"
+
+
+#: The longest display of a single value: a header is data from a stranger, and may hold strings of megabytes.
+MAX_SHOWN = 200
+
+
+def shorten(text, limit=MAX_SHOWN):
+    """``text``, or its beginning and its length when it is longer than ``limit`` characters."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
+
+
+def _describe_vectorizer(spec):
+    if spec is None:
+        return None
+    return f"{spec['class']}(" + ", ".join(f"{k}={_describe(v, [])}" for k, v in spec["params"].items()) + ")"
+
+
+def _describe_training_input(entry):
+    if entry is None:
+        return None
+    entry = check_training_input_entry(entry)
+    if entry["kind"] == "text":
+        return "raw text"
+    base = {True: "zero-based", False: "one-based", None: None}[entry["zero_based"]]
+    return "feature vectors" + (f" (svmlight indices {base})" if base else "")
+
+
+def read_info(path):
+    """Describe a model file from its header alone, without reading its arrays.
+
+    The header checksum is verified; the data checksum is not (use
+    :func:`load` for that).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    info : dict
+        ``format_version``, ``nbfast_version``, ``class``, ``params`` (name ->
+        display string; a display longer than 200 characters is cut and says
+        its length), ``classes`` (list), ``n_features_in``,
+        ``has_feature_names``, ``n_arrays``, ``data_nbytes``, ``vectorizer``
+        (display string, None when the model has none), ``training_input``
+        (how the training input was read, None when not recorded) and
+        ``fitted_numbers`` (fitted attributes that are single numbers, such as
+        a CalibratedNB's ``temperature_``).
+
+    Raises
+    ------
+    ModelFormatError
+        If the header is missing, corrupted or invalid.
+    """
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            header, _ = _read_header(f)
+        spec, summary, entries = header["model"], header["summary"], header["arrays"]
+        vectorizer = _describe_vectorizer(header.get("vectorizer"))
+        return {
+            "format_version": header["format_version"],
+            "nbfast_version": shorten(header["nbfast_version"]),
+            "class": shorten(str(spec["class"])),
+            "params": {shorten(str(k)): shorten(_describe(v, entries)) for k, v in spec["params"].items()},
+            "classes": list(summary["classes"]),
+            "n_features_in": summary["n_features_in"],
+            "has_feature_names": "feature_names_in_" in spec,
+            "n_arrays": len(entries),
+            "data_nbytes": header["data_nbytes"],
+            "vectorizer": None if vectorizer is None else shorten(vectorizer, 4 * MAX_SHOWN),
+            "training_input": _describe_training_input(header.get("training_input")),
+            "fitted_numbers": {name: value for name, value in (spec.get("fitted") or {}).items()
+                               if name != "n_features_in_" and type(value) in (int, float)},
+        }
+    except ModelFormatError as exc:
+        raise ModelFormatError(f"{path}: {exc}") from None
+    except (KeyError, TypeError, IndexError, AttributeError, RecursionError) as exc:
+        raise ModelFormatError(f"{path}: invalid header: {exc!r}") from None

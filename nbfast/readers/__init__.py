@@ -1,0 +1,66 @@
+"""Chunked readers for the streaming command line: memory bounded by one chunk.
+
+Two feature-vector formats (raw text is read by :mod:`nbfast.readers.text`):
+
+- svmlight / libsvm text (optionally ``.gz`` or ``.bz2``), parsed by the
+  compiled parser in ``nbfast._kernels.svmlight`` a block of lines at a time;
+- ``.npz`` archives of a CSR matrix as written by ``scipy.sparse.save_npz``
+  (labels, for training, in an extra array ``y``: see :func:`save_npz`), read
+  member by member without loading the arrays whole.
+
+Each reader yields :class:`Block` objects; ``Block.to_csr(n_features)`` checks
+feature indices against the model's and names the offending line.
+"""
+
+from nbfast.readers._block import Block, prefetch
+from nbfast.readers.npz import iter_npz, save_npz
+from nbfast.readers.svmlight import iter_svmlight
+from nbfast.readers.text import TEXT_FORMATS, iter_text
+
+__all__ = ["FORMATS", "TEXT_FORMATS", "Block", "input_format", "iter_blocks", "iter_npz", "iter_svmlight", "prefetch",
+           "save_npz"]
+
+#: Input formats, and the file extensions (also under .gz/.bz2) that select them.
+FORMATS = ("svmlight", "npz", "lines", "tsv", "jsonl")
+_EXTENSIONS = {".npz": "npz", ".svm": "svmlight", ".libsvm": "svmlight", ".svmlight": "svmlight",
+               ".txt": "lines", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+
+
+_UNSUPPORTED = {".csv": "CSV", ".parquet": "Parquet", ".xlsx": "Excel", ".json": "JSON (not JSON lines)",
+                ".npy": "a .npy array", ".pkl": "a pickle", ".pickle": "a pickle"}
+
+
+def input_format(path, file_format=None):
+    """The format of an input: ``file_format`` when given, else by extension (svmlight when unknown).
+
+    An extension of a format nbfast does not read (``.csv``, ``.parquet``, ...) raises ValueError.
+    """
+    if file_format is not None:
+        return file_format
+    name = str(path)
+    for compressed in (".gz", ".bz2"):
+        name = name.removesuffix(compressed)
+    unsupported = next((what for ext, what in _UNSUPPORTED.items() if name.lower().endswith(ext)), None)
+    if unsupported is not None:
+        raise ValueError(f"{path}: {unsupported} is not a supported input format; nbfast reads svmlight/libsvm, "
+                         ".npz (CSR) and text (lines, tsv, jsonl): convert it, or pass --format to read it as one")
+    return next((fmt for ext, fmt in _EXTENSIONS.items() if name.endswith(ext)), "svmlight")
+
+
+def iter_blocks(paths, chunk_size, *, zero_based=False, file_format=None, vectorizer=None, fields=("label", "text")):
+    """Yield the :class:`Block` s of every input in turn.
+
+    Each input is read in its :func:`input_format` (``file_format`` for all,
+    when given): ``.npz`` archives, svmlight text, or raw text (see
+    :mod:`nbfast.readers.text`, which ``vectorizer`` and ``fields`` are for).
+    """
+    if chunk_size < 1:
+        raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
+    for path in paths:
+        fmt = input_format(path, file_format)
+        if fmt == "npz":
+            yield from iter_npz(path, chunk_size)
+        elif fmt == "svmlight":
+            yield from iter_svmlight(path, chunk_size, zero_based=zero_based)
+        else:
+            yield from iter_text(path, chunk_size, fmt, vectorizer=vectorizer, fields=fields)

@@ -1,0 +1,130 @@
+"""What every reader shares: the block of rows it yields, the file opener and the loop over chunks of lines."""
+
+import bz2
+import gzip
+import queue
+import threading
+import zlib
+from itertools import islice
+
+import numpy as np
+import scipy.sparse as sp
+
+
+class Block:
+    """A chunk of rows read from one input file.
+
+    Attributes
+    ----------
+    data, indices, indptr : ndarray
+        The rows in CSR form, with indices counted from 0.
+    y : ndarray or None
+        Labels (None when the file has none).
+    row_numbers : ndarray
+        The 1-based line (text files) or row (.npz) of each row in its file, for messages.
+    n_bytes : int
+        Input bytes the block consumed (for progress).
+    documents : list of str or None
+        The raw text of each row (text files only).
+    """
+
+    def __init__(self, path, data, indices, indptr, y, row_numbers, n_bytes, *, unit="line", base=0, documents=None):
+        self.path, self.data, self.indices, self.indptr = path, data, indices, indptr
+        self.y, self.row_numbers, self.n_bytes, self.unit, self.base = y, row_numbers, n_bytes, unit, base
+        self.documents = documents
+
+    @property
+    def n_rows(self):
+        return self.indptr.shape[0] - 1
+
+    def max_index(self):
+        """Largest feature index in the block, -1 when it has no entries."""
+        return int(self.indices.max()) if self.indices.size else -1
+
+    def to_csr(self, n_features):
+        """The rows as a (n_rows, n_features) CSR array; an index beyond ``n_features`` raises ValueError."""
+        if self.max_index() >= n_features:
+            position = int(np.argmax(self.indices >= n_features))
+            row = int(np.searchsorted(self.indptr, position, side="right")) - 1
+            raise ValueError(
+                f"{self.path} {self.unit} {self.row_numbers[row]}: feature index {self.indices[position] + self.base} "
+                f"is beyond the model's {n_features} features"
+            )
+        return sp.csr_array((self.data, self.indices, self.indptr), shape=(self.n_rows, n_features), copy=False)
+
+
+def open_input(path):
+    """A binary file object for ``path``, decompressed when it ends in ``.gz`` or ``.bz2``."""
+    if str(path).endswith(".gz"):
+        return gzip.open(path, "rb")
+    if str(path).endswith(".bz2"):
+        return bz2.open(path, "rb")
+    return open(path, "rb")
+
+
+def line_chunks(path, chunk_size):
+    """Yield (number of the first line, list of at most ``chunk_size`` lines as bytes) through a file.
+
+    A truncated or corrupt ``.gz`` / ``.bz2`` file is a ValueError naming the file and the line reached.
+    """
+    first_line = 1
+    with open_input(path) as f:
+        while True:
+            try:
+                lines = list(islice(f, chunk_size))
+            except (EOFError, zlib.error, OSError) as exc:
+                if not str(path).endswith((".gz", ".bz2")):
+                    raise
+                raise ValueError(f"{path}: truncated or corrupt compressed file after line {first_line - 1} "
+                                 f"({exc})") from None
+            if not lines:
+                return
+            yield first_line, lines
+            first_line += len(lines)
+
+
+def quote_line(line):
+    """A line of input (bytes) for an error message: decoded, stripped, at most 60 characters, quoted."""
+    text = line.decode("utf-8", "replace").strip()
+    return repr(text if len(text) <= 60 else text[:57] + "...")
+
+
+def prefetch(iterable):
+    """Iterate ``iterable`` in a background thread, one item ahead.
+
+    The parser releases the GIL, so reading and parsing the next block overlaps
+    with the caller's work on the current one. At most three items are alive
+    at once; an exception in the producer is raised in the consumer.
+    """
+    items = queue.Queue(maxsize=1)
+    done = object()
+    stop = threading.Event()
+
+    def produce():
+        try:
+            for item in iterable:
+                if stop.is_set():
+                    return
+                items.put((item, None))
+            items.put((done, None))
+        except BaseException as exc:  # noqa: BLE001 - handed to the consumer
+            items.put((done, exc))
+
+    thread = threading.Thread(target=produce, daemon=True)
+    thread.start()
+    try:
+        while True:
+            item, error = items.get()
+            if item is done:
+                if error is not None:
+                    raise error
+                return
+            yield item
+    finally:
+        stop.set()
+        while thread.is_alive():  # unblock a producer waiting on a full queue
+            try:
+                items.get(timeout=0.05)
+            except queue.Empty:
+                pass
+        thread.join()

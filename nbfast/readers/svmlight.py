@@ -1,0 +1,36 @@
+"""svmlight / libsvm text (optionally ``.gz`` or ``.bz2``), parsed a block of lines at a time by the compiled parser."""
+
+from nbfast._kernels import svmlight
+from nbfast.readers._block import Block, line_chunks, quote_line
+
+_PARSE_ERRORS = {
+    svmlight.Status.BAD_LABEL: "malformed label (expected a number)",
+    svmlight.Status.BAD_FEATURE: "malformed feature (expected index:value)",
+    svmlight.Status.INDEX_BELOW_BASE: "feature index 0 in a one-based file (pass --zero-based if indices start at 0)",
+    svmlight.Status.UNSORTED: "feature indices must be sorted and unique",
+    svmlight.Status.INDEX_TOO_LARGE: "feature index beyond 2**62",
+    svmlight.Status.LABEL_NOT_EXACT: "label is not a number of magnitude at most 2**53 (a class label must be "
+                                     "exact in float64)",
+}
+
+
+def iter_svmlight(path, chunk_size, *, zero_based=False):
+    """Yield :class:`Block` s of at most ``chunk_size`` lines of an svmlight / libsvm file.
+
+    Parameters
+    ----------
+    path : str or path-like
+    chunk_size : int
+        Lines per block (blank and comment lines count but hold no row).
+    zero_based : bool, default=False
+        Whether feature indices start at 0 (scikit-learn's ``dump_svmlight_file``
+        default) rather than 1 (libsvm's convention).
+    """
+    base = 0 if zero_based else 1
+    for first_line, lines in line_chunks(path, chunk_size):
+        block = b"".join(lines)
+        status, y, data, indices, indptr, row_lines, error_line, _ = svmlight.parse_block(block, base)
+        if status != svmlight.Status.OK:
+            shown = quote_line(lines[error_line])
+            raise ValueError(f"{path} line {first_line + error_line}: {_PARSE_ERRORS[status]}: {shown}")
+        yield Block(path, data, indices, indptr, y, row_lines + first_line, len(block), base=base)

@@ -1,0 +1,145 @@
+"""Chunked readers of raw text for the streaming command line: documents to CSR blocks.
+
+Three layouts, one record per line (UTF-8, optionally ``.gz`` or ``.bz2``):
+
+- ``lines``: the whole line is the document (no labels: for ``nbfast predict``);
+- ``tsv``: the label, a tab, then the document (which may hold spaces and tabs);
+- ``jsonl``: one JSON object per line, the label and the document in named fields.
+
+Each reader yields :class:`nbfast.readers.Block` s of at most ``chunk_size`` lines,
+one row per line (an empty document is a row of zeros, so output rows match
+input lines), vectorized by the given :class:`nbfast.text.HashingVectorizer`.
+Without a vectorizer the rows are empty: the label scan of ``nbfast train``
+needs the labels only.  A malformed line raises ValueError naming the file and
+line.
+"""
+
+import json
+
+import numpy as np
+import scipy.sparse as sp
+
+from nbfast.readers._block import Block, line_chunks, quote_line
+
+TEXT_FORMATS = ("lines", "tsv", "jsonl")
+
+
+class _LineError(ValueError):
+    """A problem with one line, numbered within its block."""
+
+    def __init__(self, index, message):
+        super().__init__(message)
+        self.index = index
+
+
+def _decode(lines):
+    """The lines of a block as str, without their line ends; invalid UTF-8 names its line."""
+    try:
+        return b"".join(lines).decode("utf-8").split("\n")[: len(lines)]
+    except UnicodeDecodeError:
+        for index, line in enumerate(lines):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise _LineError(index, f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
+        raise  # pragma: no cover - the block fails only where a line does
+
+
+def _strip(line):
+    return line[:-1] if line.endswith("\r") else line
+
+
+def _parse_lines(texts, fields):
+    return [_strip(t) for t in texts], None
+
+
+def _parse_tsv(texts, fields):
+    labels, documents = [], []
+    for index, text in enumerate(texts):
+        label, tab, document = _strip(text).partition("\t")
+        if not tab:
+            raise _LineError(index, "no tab (expected label<TAB>text)")
+        if not label:
+            raise _LineError(index, "empty label")
+        labels.append(label)
+        documents.append(document)
+    return documents, labels
+
+
+def _json_type(value):
+    return "null" if value is None else {str: "a string", bool: "a boolean", dict: "an object",
+                                         list: "an array"}.get(type(value), "a number")
+
+
+def _parse_jsonl(texts, fields):
+    label_field, text_field = fields
+    labels, documents = [], []
+    for index, text in enumerate(texts):
+        try:
+            record = json.loads(text)
+        except ValueError as exc:
+            raise _LineError(index, f"malformed JSON ({exc})") from None
+        if not isinstance(record, dict):
+            raise _LineError(index, f"expected a JSON object, got {_json_type(record)}")
+        document = record.get(text_field)
+        if not isinstance(document, str):
+            what = "missing" if text_field not in record else f"{_json_type(document)}, not a string"
+            raise _LineError(index, f"field {text_field!r} is {what}")
+        documents.append(document)
+        if label_field is not None:
+            if label_field not in record:
+                raise _LineError(index, f"field {label_field!r} is missing")
+            label = record[label_field]
+            if isinstance(label, bool) or not isinstance(label, (str, int, float)):
+                raise _LineError(index, f"field {label_field!r} is {_json_type(label)}, not a string or a number")
+            labels.append(label)
+    return documents, (labels if label_field is not None else None)
+
+
+_PARSERS = {"lines": _parse_lines, "tsv": _parse_tsv, "jsonl": _parse_jsonl}
+
+
+def _check_label_kinds(labels, labels_are_text):
+    """Whether the file's labels are strings (decided by its first label); a label of the other kind raises."""
+    kinds = [isinstance(label, str) for label in labels]
+    if labels_are_text is None:
+        labels_are_text = kinds[0]
+    if not all(kind == labels_are_text for kind in kinds):
+        first, earlier = ("number", "strings") if labels_are_text else ("string", "numbers")
+        raise _LineError(kinds.index(not labels_are_text), f"label is a {first}, earlier labels are {earlier}")
+    return labels_are_text
+
+
+def iter_text(path, chunk_size, text_format, *, vectorizer=None, fields=("label", "text")):
+    """Yield :class:`nbfast.readers.Block` s of at most ``chunk_size`` lines of a text file.
+
+    Parameters
+    ----------
+    path : str or path-like
+    chunk_size : int
+        Lines per block.
+    text_format : {"lines", "tsv", "jsonl"}
+        The layout (see the module docstring).
+    vectorizer : nbfast.text.HashingVectorizer, default=None
+        Turns each block's documents into CSR rows; None gives empty rows.
+    fields : (str or None, str), default=("label", "text")
+        JSONL field names of the label (None: no labels read) and of the document.
+    """
+    parse = _PARSERS[text_format]
+    labels_are_text = None
+    for first_line, lines in line_chunks(path, chunk_size):
+        try:
+            documents, labels = parse(_decode(lines), fields)
+            if labels is not None:
+                labels_are_text = _check_label_kinds(labels, labels_are_text)
+        except _LineError as exc:
+            line = first_line + exc.index
+            raise ValueError(f"{path} line {line}: {exc}: {quote_line(lines[exc.index])}") from None
+        n_rows = len(documents)
+        if vectorizer is None:
+            X = sp.csr_matrix((n_rows, 1))
+        else:
+            X = sp.csr_matrix(vectorizer.transform(documents))
+        y = None if labels is None else np.array(labels)
+        yield Block(path, X.data, X.indices, X.indptr, y, np.arange(first_line, first_line + n_rows), sum(map(len, lines)),
+                    documents=documents)

@@ -1,0 +1,168 @@
+"""`nbfast bench` and `nbfast bench --text` run end to end on a tiny corpus and report every figure (no timing
+assertions)."""
+
+import json
+import sys
+
+import numpy as np
+import pytest
+from conftest import ALL_ESTIMATORS
+
+from nbfast.cli import main
+from nbfast.cli.bench import _harness
+from nbfast.cli.bench import estimators as bench
+
+#: Written out, not read from nbfast.bench (test_estimators_are_looked_up_by_name checks them).
+OPERATIONS = ["fit", "partial_fit", "predict", "predict_proba"]
+TINY = ["bench", "--n-samples", "300", "--n-features", "64", "--n-classes", "3", "--repeats", "1", "--batch-size", "100"]
+
+
+def test_bench_json_reports_every_operation_for_both_libraries(capsys):
+    pytest.importorskip("sklearn")
+    assert main(TINY + ["--json", "--dtype", "float64", "float32"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["corpus"]["n_samples"] == 300
+    assert report["machine"]["bandwidth_bytes_per_s"] > 0
+    rows = report["results"]
+    seen = {(r["dtype"], r["operation"], r["library"]) for r in rows}
+    assert seen == {
+        (d, op, lib) for d in ("float64", "float32") for op in OPERATIONS for lib in ("nbfast", "scikit-learn")
+    }
+    for r in rows:
+        assert r["seconds"] > 0 and len(r["times"]) == 1
+        assert r["docs_per_s"] == pytest.approx(300 / r["seconds"])
+        assert r["nnz_per_s"] == pytest.approx(report["corpus"]["nnz"] / r["seconds"])
+        assert r["peak_bytes"] >= 0
+        assert ("speedup" in r) == (r["library"] == "nbfast")
+    agreement = {(r["dtype"], r["operation"]): r["agreement"] for r in rows if "agreement" in r}
+    assert agreement[("float64", "predict_proba")] < 1e-12
+    assert agreement[("float64", "predict")] == 1.0
+
+
+def test_bench_table_and_plot(tmp_path, capsys):
+    pytest.importorskip("sklearn")
+    pytest.importorskip("matplotlib")
+    plot = tmp_path / "throughput.png"
+    assert main(TINY + ["--estimator", "all", "--plot", str(plot)]) == 0
+    out = capsys.readouterr().out
+    for name in bench.BENCHED:
+        assert f"{name:<14}float64  predict_proba  nbfast" in out
+    assert "speed-up" in out and "x bound" in out and "agreement with scikit-learn" in out
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bench_threads_limit_is_reported(capsys):
+    pytest.importorskip("threadpoolctl")
+    assert main(TINY + ["--json", "--threads", "1", "--estimator", "MultinomialNB"]) == 0
+    assert json.loads(capsys.readouterr().out)["machine"]["threads"] == 1
+
+
+@pytest.mark.parametrize(
+    "option, message",
+    [(["--estimator", "NoSuchNB"], "unknown estimator"), (["--repeats", "0"], "--repeats"), (["--threads", "0"], "--threads")],
+)
+def test_bench_bad_options_exit_2(option, message, capsys):
+    assert main(TINY + option) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_estimators_are_looked_up_by_name():
+    import nbfast
+
+    assert bench.BENCHED == {name: getattr(nbfast, name) for name in ALL_ESTIMATORS if name not in ("MixedNB", "CalibratedNB", "SemiSupervisedNB")}
+    assert list(bench.OPERATIONS) == OPERATIONS
+    assert _harness.sklearn_estimator("NoSuchNB") is None
+
+
+def test_streaming_bound_counts_data_indices_and_indptr():
+    from nbfast.datasets import make_documents
+
+    X, _ = make_documents(50, 30, 2, dtype=np.float32, index_dtype=np.int64)
+    assert _harness.input_bytes(X) == 4 * X.nnz + 8 * X.nnz + 8 * 51
+    assert _harness.input_bytes(np.zeros((3, 4))) == 96
+    assert bench.measure_bandwidth(n_bytes=2**20, repeats=1) > 0
+
+
+# ---------------- nbfast bench --text: raw text to CSR and to labels
+
+TINY_TEXT = ["bench", "--text", "--n-samples", "200", "--n-features", "1024", "--n-classes", "3", "--repeats", "1"]
+
+
+def test_bench_text_json_reports_every_row_for_both_libraries(capsys):
+    pytest.importorskip("sklearn")
+    assert main(TINY_TEXT + ["--json", "--repeats", "2"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["corpus"]["n_samples"] == 200 and report["corpus"]["n_features"] == 1024
+    assert report["corpus"]["characters"] > 200 and "bandwidth_bytes_per_s" not in report["machine"]
+    rows = report["results"]
+    seen = [(r["operation"], tuple(r["ngram_range"]), r["library"]) for r in rows]
+    assert seen == [
+        (operation, ngram_range, library)
+        for operation, ngram_range in [("transform", (1, 1)), ("transform", (1, 2)), ("predict", (1, 1)),
+                                       ("predict_proba", (1, 1))]
+        for library in ("nbfast", "scikit-learn")
+    ]
+    for r in rows:
+        assert r["seconds"] > 0 and len(r["times"]) == 2 and r["peak_bytes"] >= 0
+        assert r["docs_per_s"] == pytest.approx(200 / r["seconds"])
+        assert ("speedup" in r) == (r["library"] == "nbfast")
+    nbfast_rows = {(r["operation"], tuple(r["ngram_range"])): r for r in rows if r["library"] == "nbfast"}
+    assert nbfast_rows[("transform", (1, 1))]["identical"] is True
+    assert nbfast_rows[("transform", (1, 2))]["identical"] is True
+    assert nbfast_rows[("predict", (1, 1))]["agreement"] == 1.0
+    assert nbfast_rows[("predict_proba", (1, 1))]["agreement"] < 1e-12
+
+
+def test_bench_text_table(capsys):
+    pytest.importorskip("sklearn")
+    assert main(TINY_TEXT) == 0
+    out = capsys.readouterr().out
+    assert "200 documents" in out and "1,024 hashed features" in out
+    for operation, ngram_range in [("transform", "(1, 1)"), ("transform", "(1, 2)"), ("predict_proba", "(1, 1)")]:
+        assert f"{operation:<15}{ngram_range:<13}nbfast" in out and f"{operation:<15}{ngram_range:<13}scikit-learn" in out
+    assert "speed-up" in out and "agreement with scikit-learn" in out
+    assert "transform (1, 2): identical matrices" in out and "predict: 100.00% equal labels" in out
+
+
+def test_bench_text_threads_limit_is_reported(capsys):
+    pytest.importorskip("sklearn")
+    pytest.importorskip("threadpoolctl")
+    assert main(TINY_TEXT + ["--json", "--threads", "1"]) == 0
+    assert json.loads(capsys.readouterr().out)["machine"]["threads"] == 1
+
+
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        (["--estimator", "BernoulliNB"], "--estimator: not an option of --text"),
+        (["--dtype", "float32", "--plot", "x.png"], "--dtype, --plot: not an option of --text"),
+        (["--batch-size", "10"], "--batch-size"),
+        (["--repeats", "0"], "--repeats"),
+        (["--n-samples", "1"], "--n-samples"),
+        (["--threads", "0"], "--threads"),
+    ],
+)
+def test_bench_text_bad_options_exit_2(option, message, capsys):
+    assert main(TINY_TEXT + option) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert message in err[-1]  # the error's line: after the usage for a value argparse refuses
+    assert len(err) == 1 or err[0].startswith("usage: nbfast bench")
+
+
+def test_bench_text_without_sklearn_says_how_to_install_it(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "sklearn.feature_extraction.text", None)  # as if not installed
+    assert main(TINY_TEXT) == 2
+    assert "pip install 'nbfast[bench]'" in capsys.readouterr().err
+
+
+def test_identical_compares_every_array_and_dtype():
+    import scipy.sparse as sp
+
+    from nbfast.cli.bench.text import identical
+
+    A = sp.csr_matrix(np.array([[0.0, 1.0], [2.0, 0.0]]))
+    assert identical(A, A.copy())
+    assert not identical(A, A.astype(np.float32))
+    assert not identical(A, A * 2)
+    assert not identical(A, sp.csr_matrix(np.array([[1.0, 0.0], [2.0, 0.0]])))
+    assert not identical(A, sp.csr_matrix((2, 3)))

@@ -1,0 +1,26 @@
+"""The command line: the demo runs, and user errors are one line on stderr."""
+
+import subprocess
+import sys
+
+from nbfast.cli import main
+
+
+def test_demo_prints_accuracy_and_throughput(capsys):
+    assert main(["demo", "--n-samples", "3000", "--n-features", "500", "--n-classes", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "documents/s" in out and "accuracy" in out and "median of 3 runs after a warm-up" in out
+    header = next(line for line in out.splitlines() if line.startswith("documents/s")).split()
+    assert header[1:] == ["accuracy", "fit", "first", "predict", "predict_proba", "predict"]
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith(("nbfast ", "scikit-learn "))}
+    assert set(rows) == {"nbfast", "scikit-learn"} and all(len(row) == 6 for row in rows.values())
+    assert "speed-up" in out and "nbfast bench" in out
+
+
+def test_bad_option_is_one_line_without_traceback():
+    result = subprocess.run(
+        [sys.executable, "-m", "nbfast.cli", "demo", "--n-samples", "1"], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().count("\n") == 0 and "error" in result.stderr

@@ -1,0 +1,151 @@
+"""The command line never loses data and reports every input error as one line with exit status 2: outputs that
+would overwrite an input, temporary files, SIGTERM, truncated archives, huge indices, crafted models."""
+
+import bz2
+import gzip
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from crafting import _with_header
+
+import nbfast
+from nbfast.cli import main
+
+SVM = "".join(f"{i % 3} {1 + i % 7}:1 {8 + i % 5}:2\n" for i in range(60))
+
+
+def _run(capsys, *argv):
+    status = main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return status, captured.err
+
+
+def _one_line_error(status, err, *fragments):
+    assert status == 2, err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    for fragment in fragments:
+        assert fragment in err, err
+
+
+@pytest.fixture
+def files(tmp_path, capsys):
+    (tmp_path / "d.svm").write_text(SVM)
+    assert _run(capsys, "train", tmp_path / "d.svm", "-o", tmp_path / "m.nbf")[0] == 0
+    return tmp_path
+
+
+def _snapshot(directory):
+    return {path.name: path.read_bytes() for path in sorted(Path(directory).iterdir())}
+
+
+@pytest.mark.parametrize("spelling", ["same", "dotted", "symlink"])
+@pytest.mark.parametrize("command", ["predict-over-input", "predict-over-model", "train-over-input"])
+def test_an_output_that_is_an_input_is_refused(files, capsys, monkeypatch, command, spelling):
+    monkeypatch.chdir(files)
+    (files / "link.svm").symlink_to(files / "d.svm")
+    before = _snapshot(files)
+    target = {"predict-over-input": "d.svm", "predict-over-model": "m.nbf", "train-over-input": "d.svm"}[command]
+    output = {"same": target, "dotted": f"./{target}", "symlink": "link.svm" if target == "d.svm" else target}[spelling]
+    if command.startswith("predict"):
+        argv = ["predict", "m.nbf", "d.svm", "-o", output]
+    else:
+        argv = ["train", "d.svm", "-o", output]
+    status, err = _run(capsys, *argv)
+    _one_line_error(status, err, "is also an input")
+    assert _snapshot(files) == before
+
+
+def test_an_input_named_like_the_temporary_file_is_read_intact(files, capsys, monkeypatch):
+    monkeypatch.chdir(files)
+    (files / "out.csv.partial").write_text(SVM)
+    status, err = _run(capsys, "predict", "m.nbf", "out.csv.partial", "--format", "svmlight", "-o", "out.csv")
+    assert status == 0, err
+    assert (files / "out.csv.partial").read_text() == SVM
+    assert len((files / "out.csv").read_text().splitlines()) == 61
+    assert sorted(p.name for p in files.iterdir()) == ["d.svm", "m.nbf", "out.csv", "out.csv.partial"]
+
+
+def test_sigterm_removes_the_temporary_file(files):
+    big = files / "big.svm"
+    with open(big, "w") as f:
+        for _ in range(2000):
+            f.write(SVM)
+    command = [sys.executable, "-c", "import sys; from nbfast.cli import main; sys.exit(main())",
+               "predict", str(files / "m.nbf"), str(big), "--chunk-size", "20", "--proba", "-o", str(files / "o.csv")]
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not [p for p in files.iterdir() if p.name not in ("d.svm", "m.nbf", "big.svm")]:
+        assert child.poll() is None and time.monotonic() < deadline, "predict never started writing"
+        time.sleep(0.01)
+    child.send_signal(signal.SIGTERM)
+    _, err = child.communicate(timeout=60)
+    assert child.returncode == 128 + signal.SIGTERM, err
+    assert "Traceback" not in err
+    assert sorted(p.name for p in files.iterdir()) == ["big.svm", "d.svm", "m.nbf"]
+
+
+@pytest.mark.parametrize("suffix, compress", [(".gz", gzip.compress), (".bz2", bz2.compress)])
+@pytest.mark.parametrize("command", ["train", "predict"])
+def test_a_truncated_archive_is_one_line(files, capsys, suffix, compress, command):
+    archive = files / f"t.svm{suffix}"
+    archive.write_bytes(compress((SVM * 50).encode())[:-40])
+    argv = ["train", archive, "-o", files / "n.nbf"] if command == "train" else \
+        ["predict", files / "m.nbf", archive, "-o", files / "o.csv"]
+    status, err = _run(capsys, *argv)
+    _one_line_error(status, err, str(archive))
+    assert not (files / "n.nbf").exists() and not (files / "o.csv").exists()
+
+
+@pytest.mark.parametrize("line, message", [
+    ("1 18446744073709551617:1", "line 2: feature index beyond 2**62"),
+    ("1 4611686018427387904:1", "x.svm lines 1-2"),  # a valid index of the format: a model this wide cannot be
+    ("10000000000000000000 1:1", "line 2: label is not a number of magnitude at most 2**53"),
+    ("1.5e19 1:1", "line 2: label"),
+    ("nan 1:1", "line 2: label"),
+    ("1 1:0x10", "line 2: malformed feature"),
+])  # fmt: skip
+def test_bad_svmlight_lines_are_one_line_with_their_number(tmp_path, capsys, line, message):
+    (tmp_path / "x.svm").write_text(f"0 1:1\n{line}\n")
+    status, err = _run(capsys, "train", tmp_path / "x.svm", "-o", tmp_path / "m.nbf")
+    _one_line_error(status, err, message)
+    assert not (tmp_path / "m.nbf").exists()
+
+
+def test_huge_labels_never_collapse_into_one_class(tmp_path, capsys):
+    """Float labels beyond int64 (read from .npz) stay floats: 1e19 and 1.5e19 are not cast to one int64 (with
+    scikit-learn installed such float labels are refused as continuous targets)."""
+    from nbfast.cli.train import integral_labels
+    from nbfast.readers import save_npz
+
+    labels = np.array([1e19, 1.5e19, 1e19, 1.5e19])
+    assert len(np.unique(integral_labels(labels))) == 2
+    np.testing.assert_array_equal(integral_labels(np.array([3.0, 2.0**53])), [3, 2**53])
+    save_npz(tmp_path / "x.npz", np.eye(4), y=labels)
+    status, err = _run(capsys, "train", tmp_path / "x.npz", "-o", tmp_path / "m.nbf")
+    if status == 0:
+        np.testing.assert_array_equal(nbfast.load(tmp_path / "m.nbf").classes_, [1e19, 1.5e19])
+    else:
+        _one_line_error(status, err, "x.npz rows 1-4")
+
+
+def test_a_crafted_model_is_one_line(files, capsys):
+    raw = (files / "m.nbf").read_bytes()
+    (files / "bad.nbf").write_bytes(_with_header(raw, lambda h: h["model"]["params"].update(alpha=-1.0)))
+    status, err = _run(capsys, "predict", files / "bad.nbf", files / "d.svm", "-o", files / "o.csv")
+    _one_line_error(status, err, "bad.nbf")
+    assert not (files / "o.csv").exists()
+
+
+def test_predict_still_writes_next_to_the_output(files, capsys, monkeypatch):
+    monkeypatch.chdir(files)
+    (files / "sub").mkdir()
+    status, err = _run(capsys, "predict", "m.nbf", "d.svm", "-o", os.path.join("sub", "o.npy"))
+    assert status == 0, err
+    assert np.load(files / "sub" / "o.npy").shape == (60,)
+    assert sorted(p.name for p in (files / "sub").iterdir()) == ["o.npy"]

@@ -1,0 +1,182 @@
+"""Shared estimator plumbing: label encoding and the float32 scoring path."""
+
+import pickle
+import tracemalloc
+import weakref
+
+import numpy as np
+import pytest
+from conftest import NB_FAMILY, data_for, nb_estimator
+
+import nbfast
+from nbfast.datasets import make_documents
+from nbfast.naive_bayes._base import encode_labels, single_precision_table, unique_classes
+
+LINEAR_MODELS = [nbfast.MultinomialNB, nbfast.BernoulliNB, nbfast.ComplementNB, nbfast.PoissonNB]
+
+
+# ------------------------------------------------------------------ labels
+@pytest.mark.parametrize(
+    "y",
+    [
+        np.array([3, -128, 7, 3, 127, -128], dtype=np.int8),  # y - lowest overflows int8
+        np.array([5, 0, 255, 5], dtype=np.uint8),
+        np.array([2**62, 2**62 + 3, 2**62], dtype=np.int64),
+        np.array([0, 10**12, 7], dtype=np.int64),  # spread too wide for a table: sorted instead
+        np.array([2**64 - 1, 0, 5], dtype=np.uint64),  # beyond intp: sorted instead
+        np.array([1, 2, 1], dtype=np.int32),
+        np.array([True, False, True]),
+        np.array(["b", "a", "b"]),
+    ],
+)
+def test_labels_match_sorting_and_searching(y):
+    classes = unique_classes(y)
+    np.testing.assert_array_equal(classes, np.unique(y))
+    assert classes.dtype == y.dtype
+    np.testing.assert_array_equal(encode_labels(classes, y), np.searchsorted(np.unique(y), y))
+
+
+def test_encode_labels_with_known_classes_wider_than_y():
+    classes = np.array([-5, 0, 4, 9, 1000])
+    np.testing.assert_array_equal(encode_labels(classes, np.array([4, 0, 4], dtype=np.int16)), [2, 1, 2])
+
+
+@pytest.mark.parametrize("y", [np.array([1, 2, 3]), np.array([1, 2, 3]) * 10**12])
+def test_encode_labels_names_unknown_labels(y):
+    with pytest.raises(ValueError, match=r"label\(s\) \[3") as info:
+        encode_labels(y[:2], y)
+    assert "do not exist in the initial classes" in str(info.value)
+
+
+@pytest.mark.parametrize("name", NB_FAMILY)
+def test_partial_fit_names_unknown_labels_in_sklearns_words(name):
+    # scikit-learn's GaussianNB raises "The target label(s) [2] in y do not exist in the initial classes [0 1]",
+    # and its tests (and users' tests) match on those words.
+    X, y = data_for(name, n_classes=3)
+    with pytest.raises(ValueError, match=r"The target label\(s\) \[2\] in y do not exist in the initial classes"):
+        nb_estimator(name).partial_fit(X, y, classes=[0, 1])
+
+
+@pytest.mark.parametrize("name", ["MultinomialNB", "BernoulliNB", "ComplementNB", "CategoricalNB"])
+def test_a_fit_that_raises_leaves_the_fitted_model_unchanged(name):
+    # scikit-learn's fit sets classes_ before it checks class_prior, and its test_discretenb_provide_prior
+    # relies on the classes_ a failed fit leaves behind (deselected in tests/sklearn_suite).
+    model = nb_estimator(name, class_prior=[0.5, 0.5]).fit([[0], [0], [1]], [0, 0, 1])
+    pickled = pickle.dumps(model)
+    with pytest.raises(ValueError, match="Number of priors must match number of classes"):
+        model.fit([[0], [1], [2]], [0, 1, 2])
+    assert pickle.dumps(model) == pickled
+    model.partial_fit([[0], [1]], [0, 1], classes=[0, 1, 1])  # the classes [0, 1] again: accepted, as by scikit-learn
+    with pytest.raises(ValueError, match="is not the same as on last call to partial_fit"):
+        model.partial_fit([[0], [1]], [0, 1], classes=[0, 1, 2])
+
+
+# ------------------------------------------------------- float32 scoring
+def test_single_precision_table_is_centered_float32_with_its_bounds():
+    table = np.log(np.random.default_rng(0).dirichlet(np.ones(5), size=30))
+    single = single_precision_table(table)
+    assert single.table.dtype == np.float32 and single.table.shape == table.shape
+    centered = table - table.mean(axis=1, keepdims=True)
+    assert np.abs(single.table - centered).max() <= single.error_per_unit
+    assert np.abs(table).max() + np.abs(single.table).max() <= single.magnitude_per_unit
+    assert single_precision_table(np.array([[0.0, -np.inf]])) is None
+
+
+@pytest.mark.parametrize("cls", LINEAR_MODELS, ids=lambda c: c.__name__)
+def test_float32_input_scores_like_float64(cls):
+    X, y = make_documents(400, 200, 7, mean_length=40, class_separation=0.3, random_state=2)
+    model = cls().fit(X, y)
+    X32 = X.astype(np.float32)
+    proba32, proba64 = model.predict_proba(X32), model.predict_proba(X)
+    np.testing.assert_allclose(proba32, proba64, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(model.predict_log_proba(X32), model.predict_log_proba(X), rtol=1e-5, atol=1e-5)
+    # the joint log-likelihood is computed from the float64 table, exactly, and the labels
+    # (read from the float32 table, certified row by row) are its argmax, for either input
+    jll = model.predict_joint_log_proba(X)
+    np.testing.assert_array_equal(model.predict_joint_log_proba(X32), jll)
+    np.testing.assert_array_equal(model.predict(X), model.classes_[jll.argmax(axis=1)])
+    np.testing.assert_array_equal(model.predict(X32), model.classes_[jll.argmax(axis=1)])
+    # and the float32 table really is used for the posterior (it is not bit-identical)
+    assert not np.array_equal(proba32, proba64)
+
+
+def test_float32_table_follows_the_model():
+    X, y = make_documents(300, 120, 4, mean_length=30, class_separation=0.3, random_state=3)
+    X32 = X.astype(np.float32)
+    model = nbfast.MultinomialNB().partial_fit(X[:100], y[:100], classes=np.arange(4))
+    model.predict_proba(X32)  # builds the float32 table of the first batch
+    first_table = weakref.ref(model._log_prob_table)
+    model.partial_fit(X[100:], y[100:])
+    assert first_table() is None  # the cache does not keep a replaced table alive
+    np.testing.assert_allclose(model.predict_proba(X32), model.predict_proba(X), atol=1e-5)
+    model.feature_log_prob_ = np.log(np.full((4, 120), 1 / 120))  # a uniform model: the prior decides
+    np.testing.assert_allclose(model.predict_proba(X32), np.exp(model.class_log_prior_)[None].repeat(300, 0), atol=1e-6)
+
+
+def test_infinite_tables_are_scored_in_float64():
+    X, y = make_documents(200, 80, 3, mean_length=20, random_state=4)
+    model = nbfast.MultinomialNB(alpha=0.0).fit(X, y)  # unseen (class, feature) pairs: log 0 = -inf
+    assert np.isinf(model.feature_log_prob_).any()
+    X32 = X.astype(np.float32)
+    np.testing.assert_array_equal(model.predict_proba(X32), model.predict_proba(X))
+
+
+def test_float64_posteriors_do_not_build_the_float32_table():
+    from nbfast.naive_bayes._base import _SINGLE_PRECISION_CACHE
+
+    X, y = make_documents(200, 80, 3, random_state=6)
+    model = nbfast.MultinomialNB().fit(X, y)
+    model.predict_proba(X)
+    model.predict_log_proba(X)
+    model.predict_joint_log_proba(X.astype(np.float32))
+    assert model not in _SINGLE_PRECISION_CACHE
+    model.predict(X)
+    assert model in _SINGLE_PRECISION_CACHE
+
+
+def test_predicting_leaves_the_model_and_its_pickle_unchanged():
+    X, y = make_documents(200, 80, 3, random_state=5)
+    model = nbfast.MultinomialNB().fit(X, y)
+    state, pickled = dict(vars(model)), pickle.dumps(model)
+    model.predict(X.astype(np.float32))  # builds and caches the float32 table
+    assert vars(model).keys() == state.keys() and pickle.dumps(model) == pickled
+    restored = pickle.loads(pickled)
+    np.testing.assert_array_equal(restored.predict_proba(X.astype(np.float32)), model.predict_proba(X.astype(np.float32)))
+
+
+# ------------------------------------------------------------------ threads
+@pytest.mark.parametrize("name", NB_FAMILY)
+def test_float32_posteriors_are_bit_identical_for_any_thread_count(name, n_threads_limit):
+    from nbfast._kernels.threads import effective_n_threads, openmp_enabled
+
+    X, y = data_for(name, n_samples=600, n_features=40, n_classes=7, seed=3)
+    X = X.astype(np.float32)  # count models: posteriors read from the float32 table
+    model = getattr(nbfast, name)().fit(X, y)
+    results = {}
+    for n_threads in (1, 2, 3, 4):
+        with n_threads_limit(n_threads):
+            assert effective_n_threads(X.size) == (n_threads if openmp_enabled() else 1)
+            results[n_threads] = (model.predict_proba(X), model.predict_log_proba(X), model.predict(X))
+    for n_threads in (2, 3, 4):
+        for one, many in zip(results[1], results[n_threads]):
+            np.testing.assert_array_equal(one, many, err_msg=f"{n_threads} threads")
+
+
+# ------------------------------------------------------------------ memory
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", NB_FAMILY)
+def test_predict_does_not_allocate_an_n_samples_by_n_classes_array(name, dtype):
+    n_samples, n_classes = 4000, 500
+    X, y = data_for(name, n_samples=n_samples, n_features=10, n_classes=n_classes)
+    X = X.astype(dtype)
+    model = getattr(nbfast, name)().fit(X, y)
+    expected = model.predict(X[:10])  # builds what the model caches (the float32 table)
+    tracemalloc.start()
+    try:
+        labels = model.predict(X)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_array_equal(labels[:10], expected)
+    # Not even a bool (n_samples, n_classes) array: the labels and O(nnz) work only.
+    assert peak < n_samples * n_classes, f"predict allocated {peak} bytes at its peak"

@@ -1,0 +1,123 @@
+"""The package's layers, read from its source: imports only go down, and no import circle anywhere.
+
+Every ``import`` and ``from ... import`` of every module counts, function-level
+ones included.  The layer order is the one in DESIGN.md ("A layout that
+shows it") and in ``nbfast/__init__.py``'s docstring; a module in a layer may
+import from its own layer (without a circle) and from those below it.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import nbfast
+
+PACKAGE = Path(nbfast.__file__).parent
+
+#: From the bottom up: each entry is a layer, a tuple of module prefixes.
+LAYERS = (
+    ("nbfast._version", "nbfast._compat", "nbfast._kernels"),
+    ("nbfast._validation",),
+    ("nbfast.naive_bayes", "nbfast.text", "nbfast.datasets"),
+    ("nbfast.decision", "nbfast.linear", "nbfast.merge", "nbfast.interop", "nbfast._patch", "nbfast.calibration",
+     "nbfast.evaluation", "nbfast.explanation"),
+    ("nbfast.persist", "nbfast.readers"),
+    ("nbfast.dask",),
+    ("nbfast",),
+    ("nbfast.cli",),
+)
+
+
+def module_name(path):
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+KERNELS = "nbfast._kernels"
+MODULES = {module_name(path): path for path in PACKAGE.rglob("*.py")}
+MODULES[KERNELS] = PACKAGE / "_kernels"  # compiled (.pyx), only cimports between them
+
+
+def layer_of(module):
+    """The index of the layer whose longest prefix names ``module``."""
+    best = max(
+        (len(prefix), index)
+        for index, prefixes in enumerate(LAYERS)
+        for prefix in prefixes
+        if module == prefix or module.startswith(prefix + ".")
+    )
+    return best[1]
+
+
+def resolve(module, level, importer):
+    """The absolute name of a (possibly relative) import in ``importer``."""
+    if level == 0:
+        return module
+    package = importer.split(".")
+    is_package = MODULES[importer].name == "__init__.py"
+    base = package[: len(package) - level + (1 if is_package else 0)]
+    return ".".join(base + ([module] if module else []))
+
+
+def imports_of(name):
+    """The nbfast modules that module ``name`` imports, anywhere in its body."""
+    found = set()
+    for node in ast.walk(ast.parse(MODULES[name].read_text(), str(MODULES[name]))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = resolve(node.module or "", node.level, name)
+            for alias in node.names:  # `from package import submodule` imports the submodule
+                found.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base)
+    internal = set()
+    for target in found:
+        if target.startswith(KERNELS):  # compiled modules: the kernels import nothing of the package
+            target = KERNELS
+        while target and target not in MODULES:  # an imported name, not a module: the module holding it
+            target = target.rpartition(".")[0]
+        if target == "nbfast" or target.startswith("nbfast."):
+            internal.add(target)
+    internal.discard(name)
+    return internal
+
+
+GRAPH = {name: (set() if name == KERNELS else imports_of(name)) for name in MODULES}
+
+
+def test_every_module_has_a_layer():
+    assert all(layer_of(name) is not None for name in MODULES)
+    assert {"nbfast.naive_bayes._base", "nbfast.persist", "nbfast.readers", "nbfast.cli"} <= set(MODULES)
+
+
+@pytest.mark.parametrize("name", sorted(set(MODULES) - {KERNELS}))
+def test_imports_only_go_down(name):
+    upward = sorted(t for t in GRAPH[name] if layer_of(t) > layer_of(name))
+    assert not upward, f"{name} (layer {layer_of(name)}) imports from higher layers: {upward}"
+
+
+def test_no_import_circle():
+    state, circles = {}, []
+
+    def visit(name, path):
+        state[name] = "open"
+        for target in sorted(GRAPH[name]):
+            if state.get(target) == "open":
+                circles.append(path[path.index(target):] + [target])
+            elif target not in state:
+                visit(target, path + [target])
+        state[name] = "done"
+
+    for name in sorted(GRAPH):
+        if name not in state:
+            visit(name, [name])
+    assert not circles, f"import circles: {circles}"
+
+
+def test_the_walk_sees_function_level_and_relative_imports(tmp_path, monkeypatch):
+    """The checks above would catch an upward import hidden inside a function."""
+    source = "def f():\n    from nbfast.cli import main\n    from . import _discrete\n"
+    monkeypatch.setitem(MODULES, "nbfast.naive_bayes._probe", tmp_path / "_probe.py")
+    (tmp_path / "_probe.py").write_text(source)
+    assert imports_of("nbfast.naive_bayes._probe") == {"nbfast.cli", "nbfast.naive_bayes._discrete"}
+    assert layer_of("nbfast.cli") > layer_of("nbfast.naive_bayes._probe")
