@@ -17,8 +17,8 @@ README = ROOT / "README.md"
 NOT_RUN = "# not run by the README test"
 
 
-def python_examples():
-    return re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+def python_examples(page=README):
+    return re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
 
 
 def test_the_readme_has_examples_and_skips_only_marked_ones():
