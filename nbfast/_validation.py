@@ -3,9 +3,10 @@
 Every array that reaches a Cython kernel has passed through here: X becomes a
 CSR matrix with float32/float64 data, matching int32/int64 indices, contiguous
 buffers, indices inside [0, n_features), a valid indptr and finite values, and
-each row's indices sorted without duplicates (a column stored twice in a row is
-summed, as scipy's ``toarray()`` does, for every estimator alike).
-The kernels trust all of this and check nothing.
+no column stored twice in a row (a duplicate is summed, as scipy's ``toarray()``
+does, for every estimator alike).  A row's indices may come in any order: the
+kernels add a row's entries in the order stored.  The kernels trust all of
+this and check nothing.
 """
 
 import warnings
@@ -19,6 +20,9 @@ from nbfast._kernels.threads import effective_n_threads
 
 FLOAT_DTYPES = (np.float32, np.float64)
 INDEX_DTYPES = (np.int32, np.int64)
+#: Unsorted rows of CSR X with more columns than this are copied into canonical form without looking for
+#: duplicates (the search marks columns in an array of n_features per thread).
+MARKED_FEATURES = 2**26
 #: The values of the ``missing`` parameter: NaN in X raises, or is a missing value left out.
 MISSING = ("error", "ignore")
 
@@ -189,9 +193,10 @@ def check_X(X, estimator, *, reset, non_negative=False, keep_dense=False, allow_
     X : scipy.sparse.csr_matrix or csr_array, or ndarray when ``keep_dense``
         With float32/float64 ``data``, int32/int64 ``indices`` and ``indptr`` of
         one dtype, every buffer C-contiguous.  No copy is made when X already
-        is such a CSR matrix (or C-contiguous float ndarray) whose rows have
-        sorted indices; rows with unsorted indices or an entry stored twice are
-        copied into canonical form, duplicates summed as ``toarray()`` sums them.
+        is such a CSR matrix (or C-contiguous float ndarray) with no column
+        stored twice in a row, sorted or not (scikit-learn's vectorizers return
+        unsorted rows); X with a duplicate is copied into canonical form (sorted,
+        duplicates summed as ``toarray()`` sums them).
     """
     name = _name(estimator)
     if not reset:
@@ -229,10 +234,24 @@ def check_X(X, estimator, *, reset, non_negative=False, keep_dense=False, allow_
     if data is not X.data or indices is not X.indices or indptr is not X.indptr:
         X = type(X)((data, indices, indptr), shape=X.shape, copy=False)
         X.indices, X.indptr = indices, indptr  # the constructor may downcast the index dtype
-    if _validate_kernels.count_unsorted_rows(indices, indptr, n_threads):
+    if _has_duplicates(indices, indptr, n_features, n_threads):
         X = _summed_duplicates(X)
         _check_values(X.data, name, input_name, non_negative, n_threads, allow_nan)  # a sum can overflow
     return X
+
+
+def _has_duplicates(indices, indptr, n_features, n_threads):
+    """Whether some row of validated CSR buffers stores a column twice (or may: see MARKED_FEATURES).
+
+    Rows need not be sorted (scikit-learn's vectorizers return unsorted rows): every kernel adds a
+    row's entries in any order.  Only a duplicate needs the canonical copy.
+    """
+    if not _validate_kernels.count_unsorted_rows(indices, indptr, n_threads):
+        return False
+    if n_features > MARKED_FEATURES:
+        return True
+    last_row = np.zeros((n_threads, n_features), dtype=np.uint32)  # pages are touched only where marked
+    return _validate_kernels.count_rows_with_duplicates(indices, indptr, last_row, n_threads) > 0
 
 
 def _summed_duplicates(X):

@@ -6,7 +6,7 @@ import numpy as np
 
 from nbfast._compat import clone
 from nbfast._validation import check_is_fitted, check_y
-from nbfast.evaluation import calibration_error, reliability_counts
+from nbfast.evaluation import RELIABILITY_BINS, calibration_error, reliability_counts
 from nbfast.naive_bayes._base import _BaseNB, encode_labels
 from nbfast.naive_bayes._calibrated import CalibratedNB, fit_temperature
 
@@ -79,7 +79,7 @@ def calibrate_from_scores(model, jll, y, cv=None):
     return calibrated
 
 
-def expected_calibration_error(proba, y_true, classes, n_bins=15):
+def expected_calibration_error(proba, y_true, classes, n_bins=RELIABILITY_BINS):
     """The expected calibration error of posteriors: how far confidence is from accuracy, on average.
 
     Rows are binned by their confidence (the largest posterior) into

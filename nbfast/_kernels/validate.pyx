@@ -1,6 +1,6 @@
 """One cheap pass over a CSR matrix that counts every kind of malformation, so
 that the Python validation layer can refuse bad input before a kernel reads it."""
-from cython.parallel cimport prange
+from cython.parallel cimport parallel, prange, threadid
 from libc.math cimport isfinite
 from libc.stdint cimport int32_t, uint32_t, uint64_t
 
@@ -60,5 +60,37 @@ def count_unsorted_rows(const integral[::1] indices, const integral[::1] indptr,
             in_row = 0
             for k in range(indptr[r] + 1, indptr[r + 1]):
                 in_row += indices[k] <= indices[k - 1]
+            bad += in_row > 0
+    return bad
+
+
+def count_rows_with_duplicates(
+    const integral[::1] indices, const integral[::1] indptr, uint32_t[:, ::1] last_row, int n_threads
+):
+    """Number of rows that store a column twice, whatever the order of their indices.
+
+    A row whose indices strictly increase has none.  Any other row marks its
+    columns in ``last_row[thread]`` (zeroed, ``(n_threads, n_features)``) with
+    its row number + 1: a column already marked with it is stored twice.  The
+    mark wraps at 2^32 rows, so a column last met exactly 2^32 rows earlier
+    counts as a duplicate: a false alarm, never a missed duplicate.
+    ``indptr`` and ``indices`` must be valid (checked before).
+    """
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1
+    cdef Py_ssize_t r, k, bad = 0, in_row
+    cdef uint32_t mark
+    cdef uint32_t *seen
+    with nogil, parallel(num_threads=n_threads):
+        seen = &last_row[threadid(), 0]
+        for r in prange(n_rows, schedule="static"):
+            in_row = 0
+            for k in range(indptr[r] + 1, indptr[r + 1]):
+                in_row = in_row + (indices[k] <= indices[k - 1])
+            if in_row > 0:
+                mark = <uint32_t> (r + 1)
+                in_row = 0
+                for k in range(indptr[r], indptr[r + 1]):
+                    in_row = in_row + (seen[indices[k]] == mark)
+                    seen[indices[k]] = mark
             bad += in_row > 0
     return bad

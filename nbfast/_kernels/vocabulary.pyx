@@ -43,11 +43,11 @@ cdef extern from *:
 
     /* Order of byte strings stored back to back (term k is bytes[offsets[k]:offsets[k + 1]]):
        memcmp order, a proper prefix first -- for UTF-8, the code point order of Python's str.
-       The first 8 bytes, big-endian and zero-padded, decide most comparisons without touching
-       the bytes again. */
-    struct NbfTermKey { uint64_t prefix; int64_t id; };
+       The first 16 bytes, as two big-endian words zero-padded, decide most comparisons (bigrams
+       too) without touching the bytes again. */
+    struct NbfTermKey { uint64_t head; uint64_t next; int64_t id; };
 
-    static inline uint64_t nbf_prefix(const uint8_t *p, int64_t n) {
+    static inline uint64_t nbf_word(const uint8_t *p, int64_t n) {
         uint64_t k = 0;
         for (int64_t i = 0; i < 8; i++) k = (k << 8) | (i < n ? p[i] : 0u);
         return k;
@@ -57,27 +57,44 @@ cdef extern from *:
         const uint8_t *bytes;
         const int64_t *offsets;
         bool operator()(const NbfTermKey &a, const NbfTermKey &b) const {
-            if (a.prefix != b.prefix) return a.prefix < b.prefix;
+            if (a.head != b.head) return a.head < b.head;
+            if (a.next != b.next) return a.next < b.next;
             int64_t la = offsets[a.id + 1] - offsets[a.id], lb = offsets[b.id + 1] - offsets[b.id];
             int64_t m = la < lb ? la : lb;
-            if (m > 8) {
-                int c = std::memcmp(bytes + offsets[a.id] + 8, bytes + offsets[b.id] + 8, (size_t) (m - 8));
+            if (m > 16) {
+                int c = std::memcmp(bytes + offsets[a.id] + 16, bytes + offsets[b.id] + 16, (size_t) (m - 16));
                 if (c != 0) return c < 0;
             }
             return la < lb;
         }
     };
 
-    /* ids[0:n] = the term ids 0 .. n-1 in byte order; 0, or -1 when out of memory. */
-    static int nbf_sort_terms(const uint8_t *bytes, const int64_t *offsets, int64_t n, int64_t *ids) {
+    /* ids[0:n] = the term ids 0 .. n-1 in byte order, sorted in n_threads chunks then merged (the
+       order is total: the same result for any number of threads); 0, or -1 when out of memory. */
+    static int nbf_sort_terms(const uint8_t *bytes, const int64_t *offsets, int64_t n, int64_t *ids,
+                              int n_threads) {
         NbfTermKey *keys = (NbfTermKey *) malloc((size_t) (n > 0 ? n : 1) * sizeof(NbfTermKey));
         if (keys == NULL) return -1;
-        for (int64_t i = 0; i < n; i++) {
-            keys[i].prefix = nbf_prefix(bytes + offsets[i], offsets[i + 1] - offsets[i]);
-            keys[i].id = i;
-        }
         NbfTermLess less = {bytes, offsets};
-        std::sort(keys, keys + n, less);
+        if (n_threads < 1 || n < 4096) n_threads = 1;
+        int64_t chunk = (n + n_threads - 1) / n_threads;
+        #pragma omp parallel for num_threads(n_threads) schedule(static, 1)
+        for (int c = 0; c < n_threads; c++) {
+            int64_t begin = c * chunk, end = begin + chunk < n ? begin + chunk : n;
+            for (int64_t i = begin; i < end; i++) {
+                int64_t size = offsets[i + 1] - offsets[i];
+                keys[i].head = nbf_word(bytes + offsets[i], size);
+                keys[i].next = nbf_word(bytes + offsets[i] + 8, size - 8);
+                keys[i].id = i;
+            }
+            if (begin < end) std::sort(keys + begin, keys + end, less);
+        }
+        for (int64_t width = chunk; width < n; width *= 2) {
+            for (int64_t begin = 0; begin + width < n; begin += 2 * width) {
+                int64_t end = begin + 2 * width < n ? begin + 2 * width : n;
+                std::inplace_merge(keys + begin, keys + begin + width, keys + end, less);
+            }
+        }
         for (int64_t i = 0; i < n; i++) ids[i] = keys[i].id;
         free(keys);
         return 0;
@@ -103,13 +120,15 @@ cdef extern from *:
         int64_t pos
         int64_t local
         int64_t thread
-    int nbf_sort_terms(const uint8_t *bytes, const int64_t *offsets, int64_t n, int64_t *ids) noexcept nogil
+    int nbf_sort_terms(const uint8_t *bytes, const int64_t *offsets, int64_t n, int64_t *ids,
+                       int n_threads) noexcept nogil
     void prefetch "nbf_prefetch"(const void *address) noexcept nogil
     void nbf_sort_new_terms(NbfNewTerm *terms, int64_t n) noexcept nogil
 
 
 cdef enum:
     MIN_SLOTS = 64
+    WINDOW = 64  # n-grams hashed (and their slots prefetched) before they are looked up
     MAX_TERMS = 0x7FFFFFFF  # indices are stored in 31 bits of a key (LOCAL above, the count below)
 
 # A key of a term held in the table of the thread (not yet in the vocabulary).
@@ -302,6 +321,23 @@ cdef int grow_terms(StrTable *t) noexcept nogil:
     return 0
 
 
+cdef int rebuild_slots(StrTable *t) noexcept nogil:
+    """Slots for the terms of a table whose slots and hashes were freed (one that will not grow)."""
+    cdef uint64_t n_slots = MIN_SLOTS
+    cdef int64_t k
+    cdef TermKey key
+    while n_slots < 2 * <uint64_t> t.n_terms:
+        n_slots *= 2
+    t.slots = <Slot *> calloc(n_slots, sizeof(Slot))
+    if t.slots == NULL:
+        return -1
+    t.mask = n_slots - 1
+    for k in range(t.n_terms):
+        key = term_key(t.bytes + t.offsets[k], term_size(t, k))
+        put_slot(t.slots, t.mask, &key, k)
+    return 0
+
+
 cdef int64_t table_add(StrTable *t, const TermKey *key) noexcept nogil:
     """Append the term of ``key``, which the table does not hold; its index, or -1 when out of memory."""
     cdef int64_t k = t.n_terms, capacity
@@ -338,7 +374,7 @@ cdef class TermSet:
     """A set of terms (UTF-8 byte strings), each with an output index: stop words, or a fixed vocabulary."""
 
     cdef StrTable table
-    cdef int64_t *ids   # output index of each term, in the order added
+    cdef int64_t *ids   # output index of each term, in the order added; < 0: not in the set
 
     def __cinit__(self, list terms, const int64_t[::1] ids=None):
         """``terms``: distinct bytes objects; ``ids``: their indices (default: their positions)."""
@@ -360,11 +396,23 @@ cdef class TermSet:
         free(self.ids)
 
     def __len__(self):
-        return self.table.n_terms
+        cdef int64_t k, n = 0
+        for k in range(self.table.n_terms):
+            n += self.ids[k] >= 0
+        return n
 
     def __contains__(self, bytes term):
         cdef TermKey key = bytes_key(term)
-        return table_find(&self.table, &key) >= 0
+        cdef int64_t k
+        self.searchable()
+        k = table_find(&self.table, &key)
+        return k >= 0 and self.ids[k] >= 0
+
+    cdef searchable(self):
+        """Build the slots of a set made by ``VocabularyBuilder.freeze`` (not before its first search:
+        fitting then never holds them beside vocabulary_ as it is being built)."""
+        if self.table.slots == NULL and rebuild_slots(&self.table) != 0:
+            raise MemoryError("nbfast.text: cannot allocate a term table")
 
 
 # ----------------------------------------------------------------------------- counting
@@ -389,8 +437,12 @@ cdef inline int add_term(const Batch *batch, const TermKey *term, Py_ssize_t d, 
     0, or -1 when out of memory."""
     cdef int64_t k = table_find(batch.vocabulary, term)
     cdef StrTable *local
+    if k >= 0 and batch.ids != NULL:
+        k = batch.ids[k]
+        if k < 0:  # a term the vocabulary dropped
+            return 0
     if k >= 0:
-        keys[n_keys[0]] = (<uint64_t> (batch.ids[k] if batch.ids != NULL else k)) << 32
+        keys[n_keys[0]] = (<uint64_t> k) << 32
         n_keys[0] += 1
     elif batch.locals != NULL:
         local = &batch.locals[thread]
@@ -407,44 +459,53 @@ cdef inline int add_term(const Batch *batch, const TermKey *term, Py_ssize_t d, 
     return 0
 
 
-cdef int count_document(const Batch *batch, Scratch *scratch, TermKey *unigrams, Py_ssize_t d,
+cdef inline void prefetch_slots(const Batch *batch, const TermKey *term, int thread) noexcept nogil:
+    prefetch(&batch.vocabulary.slots[term.hash & batch.vocabulary.mask])
+    if batch.locals != NULL:
+        prefetch(&batch.locals[thread].slots[term.hash & batch.locals[thread].mask])
+
+
+cdef int count_document(const Batch *batch, Scratch *scratch, TermKey *window, Py_ssize_t d,
                         int thread) noexcept nogil:
     """Row d of the batch: (index << 32 | count) for each distinct known n-gram, sorted, in
     raw[raw_ptr[d]:], with LOCAL set on terms new to the vocabulary; 0, or -1 when out of memory.
-    ``unigrams`` holds a TermKey per token."""
-    cdef Py_ssize_t n_tok, n_kept = 0, t, size, pos = 0, n_keys = 0, out, run
+
+    The n-grams go WINDOW at a time: all hashed and their slots prefetched, then looked up, so that
+    the table's cache misses overlap.  ``window`` holds WINDOW TermKeys."""
+    cdef Py_ssize_t n_tok, n_kept = 0, t, u, start, end, size, pos = 0, n_keys = 0, out, run
     cdef int n
     cdef const uint8_t *term
     cdef int64_t *spans = scratch.spans
     cdef uint64_t *keys = batch.raw + batch.raw_ptr[d]
     cdef uint64_t key
-    cdef TermKey term_of
-    cdef const StrTable *vocabulary = batch.vocabulary
+    cdef TermKey stop_key
     n_tok = scan(&batch.views, d, scratch)
-    if batch.stop != NULL or batch.min_n == 1:
-        # the tokens' keys first, their slots fetched while the next ones are hashed; stop words go
-        # before n-grams are formed, as in scikit-learn's _word_ngrams
+    if batch.stop != NULL:
+        # stop words go before n-grams are formed, as in scikit-learn's _word_ngrams
         for t in range(n_tok):
             term = ngram(scratch, t, 1, &size)
-            unigrams[n_kept] = term_key(term, size)
-            if batch.stop == NULL or table_find(batch.stop, &unigrams[n_kept]) < 0:
-                prefetch(&vocabulary.slots[unigrams[n_kept].hash & vocabulary.mask])
+            stop_key = term_key(term, size)
+            if table_find(batch.stop, &stop_key) < 0:
                 spans[2 * n_kept] = spans[2 * t]
                 spans[2 * n_kept + 1] = spans[2 * t + 1]
                 n_kept = n_kept + 1
         n_tok = n_kept
-    if batch.min_n == 1:
-        for t in range(n_tok):
-            if add_term(batch, &unigrams[t], d, pos, thread, keys, &n_keys) != 0:
-                return -1
-            pos = pos + 1
-    for n in range(max(batch.min_n, 2), batch.max_n + 1):
-        for t in range(n_tok - n + 1):
-            term = ngram(scratch, t, n, &size)
-            term_of = term_key(term, size)
-            if add_term(batch, &term_of, d, pos, thread, keys, &n_keys) != 0:
-                return -1
-            pos = pos + 1
+    # scikit-learn's order: every unigram, then every bigram, ...; pos numbers them
+    for n in range(batch.min_n, batch.max_n + 1):
+        start = 0
+        while start < n_tok - n + 1:
+            end = min(start + WINDOW, n_tok - n + 1)
+            for t in range(start, end):
+                term = ngram(scratch, t, n, &size)
+                window[t - start] = term_key(term, size)
+                prefetch_slots(batch, &window[t - start], thread)
+            for t in range(start, end):
+                if n > 1:  # the joined n-gram again (one buffer serves all n-grams)
+                    window[t - start].p = ngram(scratch, t, n, &size)
+                if add_term(batch, &window[t - start], d, pos, thread, keys, &n_keys) != 0:
+                    return -1
+                pos = pos + 1
+            start = end
     if n_keys > 1:
         sort(keys, keys + n_keys)
     # merge equal keys into counts
@@ -468,27 +529,29 @@ cdef int count_batch(Batch *batch, Py_ssize_t n_documents, Py_ssize_t max_tokens
                      int n_threads) noexcept nogil:
     """count_document for every document, in parallel; 0, or -1 when out of memory."""
     cdef Scratch *scratch
-    cdef TermKey *unigrams
+    cdef TermKey *window
     cdef Py_ssize_t d
     cdef int failed = 0
     cdef int *failed_flag = &failed  # written through a pointer: shared by the threads
     with parallel(num_threads=n_threads):
         scratch = new_scratch(max_tokens, max_bytes)
-        unigrams = <TermKey *> malloc((max_tokens + 1) * sizeof(TermKey))
-        if scratch == NULL or unigrams == NULL:
+        window = <TermKey *> malloc(WINDOW * sizeof(TermKey))
+        if scratch == NULL or window == NULL:
             failed_flag[0] = 1
         else:
             for d in prange(n_documents, schedule="dynamic", chunksize=64):
-                if failed_flag[0] == 0 and count_document(batch, scratch, unigrams, d, threadid()) != 0:
+                if failed_flag[0] == 0 and count_document(batch, scratch, window, d, threadid()) != 0:
                     failed_flag[0] = 1
         free_scratch(scratch)
-        free(unigrams)
+        free(window)
     return -1 if failed else 0
 
 
 cdef Batch make_batch(Documents documents, int min_n, int max_n, TermSet stop, const int64_t[::1] raw_ptr,
-                      uint64_t[::1] raw, int64_t[::1] nnz) noexcept:
+                      uint64_t[::1] raw, int64_t[::1] nnz) except *:
     cdef Batch batch
+    if stop is not None:
+        stop.searchable()
     memset(&batch, 0, sizeof(Batch))
     batch.views = documents.views
     batch.min_n = min_n
@@ -556,6 +619,7 @@ cdef class FixedCounter(RowCounter):
         cdef int64_t[::1] nnz = np.empty(documents.n_documents, dtype=np.int64)
         cdef Batch batch = make_batch(documents, min_n, max_n, stop, raw_ptr, raw, nnz)
         cdef int status
+        self.vocabulary.searchable()
         batch.vocabulary = &self.vocabulary.table
         batch.ids = self.vocabulary.ids
         with nogil:
@@ -589,6 +653,8 @@ cdef class VocabularyBuilder(RowCounter):
               int n_threads):
         """Count a batch of documents (arguments as ``FixedCounter.count``), adding its new terms."""
         cdef Py_ssize_t n_documents = documents.n_documents, t
+        if self.table.slots == NULL or self.table.hashes == NULL:
+            raise ValueError("VocabularyBuilder: counting is over (frozen, or statistics dropped)")
         cdef uint64_t[::1] raw = self.slots(raw_ptr[n_documents])
         cdef int64_t[::1] nnz = np.empty(n_documents, dtype=np.int64)
         cdef uint16_t[::1] thread_of = np.zeros(n_documents, dtype=np.uint16)
@@ -694,39 +760,76 @@ cdef class VocabularyBuilder(RowCounter):
             memcpy(&out[0], values, self.table.n_terms * sizeof(int64_t))
         return result
 
-    def sorted_indices(self):
+    def sorted_indices(self, int n_threads):
         """The term indices in the order of their terms (scikit-learn's ``sorted`` of the str)."""
         cdef int64_t[::1] order = np.empty(max(self.table.n_terms, 1), dtype=np.int64)
         cdef int status
         with nogil:
-            status = nbf_sort_terms(self.table.bytes, self.table.offsets, self.table.n_terms, &order[0])
+            status = nbf_sort_terms(self.table.bytes, self.table.offsets, self.table.n_terms, &order[0],
+                                    n_threads)
         if status != 0:
             raise MemoryError("nbfast.text: cannot allocate the sort of the vocabulary")
         return np.asarray(order)[:self.table.n_terms]
 
-    def mapping(self, const int64_t[::1] indices, values):
-        """{term: values[i]} for the terms of ``indices``, in that order (the terms decoded from UTF-8)."""
+    def mapping(self, const int64_t[::1] indices, new_index, bint python_ints):
+        """{term k: new_index[k]} for the terms k of ``indices``, in that order (the terms decoded from
+        UTF-8); the values as Python ints when ``python_ints``, else as numpy's scalars."""
         cdef dict result = {}
         cdef Py_ssize_t i
         cdef int64_t k
+        cdef const int64_t[::1] values = new_index
         for i in range(indices.shape[0]):
             k = indices[i]
-            result[PyUnicode_DecodeUTF8(<char *> self.table.bytes + self.table.offsets[k],
-                                        self.table.offsets[k + 1] - self.table.offsets[k], NULL)] = values[i]
+            result[PyUnicode_DecodeUTF8(<char *> self.table.bytes + self.table.offsets[k], term_size(&self.table, k),
+                                        NULL)] = values[k] if python_ints else new_index[k]
         return result
 
-    def term_set(self, const int64_t[::1] indices):
-        """A TermSet of the terms of ``indices``, the i-th with output index i."""
+    def drop_statistics(self):
+        """Free what only counting needs (frequencies, hashes, and the slots until ``freeze`` builds
+        them again): no more documents can be counted, terms are no longer looked up."""
+        free(self.table.a)
+        free(self.table.b)
+        free(self.table.hashes)
+        free(self.table.slots)
+        self.table.a = NULL
+        self.table.b = NULL
+        self.table.hashes = NULL
+        self.table.slots = NULL
+        # and the room left for more terms
+        if resize(<void **> &self.table.bytes, max(self.table.n_bytes, 1)) == 0:
+            self.table.bytes_capacity = max(self.table.n_bytes, 1)
+        if resize(<void **> &self.table.offsets, (self.table.n_terms + 1) * sizeof(int64_t)) == 0:
+            self.table.terms_capacity = self.table.n_terms
+
+    def freeze(self, const int64_t[::1] new_index):
+        """The vocabulary as a TermSet, term k with output index new_index[k] (absent when < 0), moved
+        out of this builder (which is empty afterwards): no copy of the terms."""
+        cdef TermSet terms = TermSet([])
+        if new_index.shape[0] != self.table.n_terms:
+            raise ValueError("freeze: new_index must have one entry per term")
+        if resize(<void **> &terms.ids, max(self.table.n_terms, 1) * sizeof(int64_t)) != 0:
+            raise MemoryError("nbfast.text: cannot allocate a term table")
+        if self.table.n_terms:
+            memcpy(terms.ids, &new_index[0], self.table.n_terms * sizeof(int64_t))
+        self.drop_statistics()  # the slots are built again when the set is first searched
+        table_free(&terms.table)
+        terms.table = self.table
+        memset(&self.table, 0, sizeof(StrTable))
+        self.parts.clear()
+        return terms
+
+    def term_set(self, const int64_t[::1] indices, const int64_t[::1] new_index):
+        """A TermSet of the terms k of ``indices``, with output index new_index[k]."""
         cdef TermSet terms = TermSet([])
         cdef Py_ssize_t i
         cdef TermKey key
         if resize(<void **> &terms.ids, max(indices.shape[0], 1) * sizeof(int64_t)) != 0:
             raise MemoryError("nbfast.text: cannot allocate a term table")
         for i in range(indices.shape[0]):
-            key = stored_key(&self.table, indices[i])
+            key = term_key(self.table.bytes + self.table.offsets[indices[i]], term_size(&self.table, indices[i]))
             if table_add(&terms.table, &key) < 0:
                 raise MemoryError("nbfast.text: cannot allocate a term table")
-            terms.ids[i] = i
+            terms.ids[i] = new_index[indices[i]]
         return terms
 
 

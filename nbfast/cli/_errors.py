@@ -32,6 +32,22 @@ def non_negative_float(text):
     return value
 
 
+def document_frequency(text):
+    """argparse type: a document count (a whole number >= 1) or a fraction of the documents (a number in [0, 1]
+    written with a point or an exponent), as min_df and max_df take them."""
+    try:
+        return positive_int(text)
+    except argparse.ArgumentTypeError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1 or a fraction in [0, 1], got {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"a fraction must be in [0, 1], got {text!r}")
+    return value
+
+
 #: Errors a user can fix: the command's own, a missing optional dependency, a file that cannot be read or
 #: written, and invalid input (every reader, model file and estimator check raises ValueError, ModelFormatError
 #: included).  Anything else is a bug and keeps its traceback.

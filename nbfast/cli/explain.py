@@ -45,9 +45,14 @@ def unnamed_note(vectorizer):
     return "(the model's features have no names: their column indices are shown)"
 
 
+def vocabulary_terms(vectorizer):
+    """The feature names of a vocabulary vectorizer (its terms by column); None for none or a hashing one."""
+    return vectorizer.get_feature_names_out() if hasattr(vectorizer, "vocabulary_") else None
+
+
 def print_top_features(model, vectorizer, n, as_json):
     """The top features of every class, as text or one JSON object on stdout."""
-    top = top_features(model, n=n)
+    top = top_features(model, n=n, feature_names=vocabulary_terms(vectorizer))
     if as_json:
         json.dump(top.to_dict(), sys.stdout)
         sys.stdout.write("\n")
@@ -107,7 +112,7 @@ def _row_label(block, i):
 def explain_rows(args, model, vectorizer):
     """Explain every row (or row --row) of the input, one chunk at a time."""
     progress = Progress("explaining", args.input)
-    seen, noted = 0, False
+    seen, noted, terms = 0, False, vocabulary_terms(vectorizer)
     try:
         for block in read_blocks(args, progress, vectorizer=vectorizer, labels=False):
             rows = range(block.n_rows)
@@ -118,9 +123,9 @@ def explain_rows(args, model, vectorizer):
                 rows = range(args.row - seen - 1, args.row - seen)
             X = model_input(block, model, model.n_features_in_)
             with blamed_on(block):
-                explanation = explain(model, X[rows.start:rows.stop], n=args.top)
+                explanation = explain(model, X[rows.start:rows.stop], n=args.top, feature_names=terms)
             named = explanation.named
-            if vectorizer is not None and block.documents is not None:
+            if terms is None and vectorizer is not None and block.documents is not None:
                 named = name_hashed_features(explanation, vectorizer, block.documents[rows.start:rows.stop])
             if not named and not noted and not args.json:
                 print(unnamed_note(vectorizer))

@@ -4,14 +4,19 @@ Two passes over the input, each at memory bounded by one chunk: the first
 collects the class labels (partial_fit needs all of them up front) and the
 number of features, the second accumulates the model's statistics.  Raw text
 is vectorized chunk by chunk by a :class:`nbfast.text.HashingVectorizer`
-(counts: ``alternate_sign=False``, ``norm=None``) whose settings are stored in
-the model file, so ``nbfast predict`` vectorizes text the same way.
+(counts: ``alternate_sign=False``, ``norm=None``; the default), or by a
+:class:`nbfast.text.CountVectorizer` or :class:`nbfast.text.TfidfVectorizer`
+whose vocabulary the first pass builds from the documents as they stream by.
+The vectorizer (its settings, and its vocabulary and idf) is stored in the
+model file, so ``nbfast predict`` vectorizes text the same way.
 """
+
+import itertools
 
 import numpy as np
 
 from nbfast.calibration import calibrate_from_scores
-from nbfast.cli._errors import CommandError, non_negative_float, positive_int
+from nbfast.cli._errors import CommandError, document_frequency, non_negative_float, positive_int
 from nbfast.cli._input import (
     MODEL_KINDS,
     Progress,
@@ -29,9 +34,11 @@ from nbfast.cli._input import (
 from nbfast.naive_bayes._base import unique_classes
 from nbfast.naive_bayes._calibrated import other_folds_model
 from nbfast.persist import save
-from nbfast.text import HashingVectorizer
+from nbfast.text import CountVectorizer, HashingVectorizer, TfidfVectorizer
 
 TEXT_N_FEATURES = 2**20
+#: --vectorizer name -> the vectorizer class that turns text into the model's input.
+VECTORIZERS = {"hashing": HashingVectorizer, "count": CountVectorizer, "tfidf": TfidfVectorizer}
 #: Rows whose out-of-fold scores fit the temperature of --calibrate-cv, at most.
 MAX_CALIBRATION_ROWS = 200_000
 
@@ -50,6 +57,19 @@ def add_arguments(parser):
                       help="words (1, the default) or words and word pairs (2) as features")
     text.add_argument("--binary", action="store_true", default=None,
                       help="count each feature once per document (presence, not count)")
+    text.add_argument("--vectorizer", choices=list(VECTORIZERS), default=None,
+                      help="hashing (the default: 2**20 hashed columns, no vocabulary), count (a vocabulary of the "
+                           "training text, term counts) or tfidf (a vocabulary, tf-idf weights l2-normalized); a "
+                           "vocabulary is built by the first pass over the input and stored in the model")
+    text.add_argument("--stop-words", choices=("english",), default=None,
+                      help="drop scikit-learn's English stop words")
+    text.add_argument("--min-df", type=document_frequency, metavar="DF",
+                      help="count/tfidf: keep terms in at least DF documents (a whole number) or a fraction DF of "
+                           "them (a number in [0, 1] with a point, e.g. 0.01); default 1")
+    text.add_argument("--max-df", type=document_frequency, metavar="DF",
+                      help="count/tfidf: keep terms in at most DF documents or a fraction DF of them; default 1.0")
+    text.add_argument("--max-features", type=positive_int, metavar="N",
+                      help="count/tfidf: keep the N terms most frequent in the training text")
     parser.add_argument("--calibrate-cv", type=positive_int, metavar="K",
                         help="calibrate the posteriors (a temperature, fitted on out-of-fold scores of K folds of the "
                              "training rows: one more pass over the input); see nbfast.calibrate")
@@ -68,26 +88,52 @@ def make_estimator(args):
 
 
 def make_vectorizer(args):
-    """The HashingVectorizer for text inputs (None without any), refusing text options without text."""
-    text_options = {"--ngram-max": args.ngram_max, "--binary": args.binary, "--no-lowercase": args.lowercase}
+    """The vectorizer for text inputs (None without any), refusing text options without text and options that do
+    not apply to the chosen vectorizer."""
+    text_options = {"--ngram-max": args.ngram_max, "--binary": args.binary, "--no-lowercase": args.lowercase,
+                    "--vectorizer": args.vectorizer, "--stop-words": args.stop_words}
+    vocabulary_options = {"--min-df": args.min_df, "--max-df": args.max_df, "--max-features": args.max_features}
     if not text_inputs(args):
-        given = [name for name, value in text_options.items() if value is not None]
+        given = [name for name, value in {**text_options, **vocabulary_options}.items() if value is not None]
         if given:
             raise ValueError(f"{', '.join(given)} apply only to text input (lines, tsv, jsonl)")
         return None
-    return HashingVectorizer(
-        n_features=args.n_features or TEXT_N_FEATURES, ngram_range=(1, args.ngram_max or 1),
-        binary=bool(args.binary), lowercase=args.lowercase is not False, norm=None, alternate_sign=False,
-    )
+    kind = args.vectorizer or "hashing"
+    params = dict(ngram_range=(1, args.ngram_max or 1), binary=bool(args.binary), lowercase=args.lowercase is not False,
+                  stop_words=args.stop_words)
+    if kind == "hashing":
+        given = [name for name, value in vocabulary_options.items() if value is not None]
+        if given:
+            raise ValueError(f"{', '.join(given)} apply only to --vectorizer count or tfidf")
+        return HashingVectorizer(n_features=args.n_features or TEXT_N_FEATURES, norm=None, alternate_sign=False,
+                                 **params)
+    if args.n_features is not None:
+        raise ValueError(f"--n-features does not apply to --vectorizer {kind} (its vocabulary sets the width): "
+                         "use --max-features")
+    vocabulary_params = {"min_df": args.min_df, "max_df": args.max_df, "max_features": args.max_features}
+    return VECTORIZERS[kind](**params, **{k: v for k, v in vocabulary_params.items() if v is not None})
 
 
-def scan(args):
-    """First pass: (sorted class labels, number of features, number of rows) of the whole input."""
+def scan(args, vectorizer):
+    """First pass: (sorted class labels, number of features, number of rows) of the whole input; a vocabulary
+    vectorizer is fitted on the documents as they stream by (the number of features is its vocabulary's size)."""
     progress = Progress("scanning", args.input)
     label_sets, max_index = [], -1
-    for block in read_blocks(args, progress):
-        label_sets.append(np.unique(labels_of(block, "train on")))
-        max_index = max(max_index, block.max_index())
+
+    def blocks():
+        nonlocal max_index
+        for block in read_blocks(args, progress):
+            label_sets.append(np.unique(labels_of(block, "train on")))
+            max_index = max(max_index, block.max_index())
+            yield block
+
+    stream = blocks()
+    first = next(stream, None)
+    if first is not None and isinstance(vectorizer, CountVectorizer):
+        vectorizer.fit(document for block in itertools.chain([first], stream) for document in block.documents)
+        max_index = len(vectorizer.vocabulary_) - 1
+    for _ in stream:
+        pass
     progress.close()
     if not label_sets:
         raise ValueError(f"no samples in {' '.join(map(str, args.input))}")
@@ -132,10 +178,12 @@ def run(args):
     estimator = make_estimator(args)
     vectorizer = make_vectorizer(args)
     if vectorizer is not None and not takes_sparse(estimator):
-        raise ValueError(f"--model {args.model} needs dense input, too large for {vectorizer.n_features} hashed "
-                         "text features")
-    classes, n_seen, n_rows = scan(args)
-    n_features = vectorizer.n_features if vectorizer is not None else args.n_features or max(n_seen, 1)
+        raise ValueError(f"--model {args.model} needs dense input, too large for text features")
+    classes, n_seen, n_rows = scan(args, vectorizer)
+    if isinstance(vectorizer, HashingVectorizer):
+        n_features = vectorizer.n_features
+    else:  # a vocabulary's size, or the input's width
+        n_features = n_seen if vectorizer is not None else args.n_features or max(n_seen, 1)
     n_folds = args.calibrate_cv or 1
     if n_folds > n_rows:
         raise CommandError(f"--calibrate-cv {n_folds}: the input has only {n_rows} rows")

@@ -55,11 +55,12 @@ def save(model, path, *, vectorizer=None, training_input=None):
         models holding other nbfast estimators).
     path : str or os.PathLike
         Destination; an existing file is replaced.
-    vectorizer : nbfast.text.HashingVectorizer, default=None
+    vectorizer : nbfast.text.HashingVectorizer, CountVectorizer or TfidfVectorizer, default=None
         The vectorizer that turned raw text into the model's input, stored by
-        its parameters (which must be JSON values: no callables) so that
-        :func:`load_vectorizer` gives it back; its ``n_features`` must be the
-        model's.
+        its parameters (which must be JSON values: no callables), and for a
+        fitted CountVectorizer or TfidfVectorizer its vocabulary (and idf), so
+        that :func:`load_vectorizer` gives it back; it must make the model's
+        ``n_features_in_`` columns.
     training_input : dict, default=None
         How the training input was read: ``{"kind": "vectors" or "text",
         "zero_based": True, False or None}`` (the index base of svmlight files,
@@ -178,7 +179,8 @@ def load_vectorizer(path, *, trust=False):
     Only the (checksummed) header is read.  The stored settings are checked as
     data from a stranger: documents as content only (never file names to open),
     n-grams of at most 10, no callables, and a token pattern among nbfast's safe
-    ones unless ``trust`` is True.
+    ones unless ``trust`` is True; a vocabulary holds distinct strings, one per
+    model feature, and idf weights are finite and positive.
 
     Parameters
     ----------
@@ -190,9 +192,10 @@ def load_vectorizer(path, *, trust=False):
 
     Returns
     -------
-    vectorizer : nbfast.text.HashingVectorizer or None
-        A vectorizer with the stored parameters, None when the model was saved
-        without one (for example, trained on feature vectors).
+    vectorizer : nbfast.text.HashingVectorizer, CountVectorizer, TfidfVectorizer or None
+        A vectorizer with the stored parameters (fitted: with the stored
+        vocabulary and idf), None when the model was saved without one (for
+        example, trained on feature vectors).
 
     Raises
     ------

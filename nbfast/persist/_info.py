@@ -39,9 +39,15 @@ def shorten(text, limit=MAX_SHOWN):
 
 
 def _describe_vectorizer(spec):
+    """The class and parameters, then the size of a stored vocabulary (never its terms)."""
     if spec is None:
         return None
-    return f"{spec['class']}(" + ", ".join(f"{k}={_describe(v, [])}" for k, v in spec["params"].items()) + ")"
+    text = f"{spec['class']}(" + ", ".join(f"{k}={_describe(v, [])}" for k, v in spec["params"].items()) + ")"
+    text = shorten(text, 4 * MAX_SHOWN)
+    terms = spec.get("vocabulary")
+    if isinstance(terms, list):
+        text += f", vocabulary of {len(terms):,} terms" + (", idf weights" if "idf" in spec else "")
+    return text
 
 
 def _describe_training_input(entry):
@@ -97,7 +103,7 @@ def read_info(path):
             "has_feature_names": "feature_names_in_" in spec,
             "n_arrays": len(entries),
             "data_nbytes": header["data_nbytes"],
-            "vectorizer": None if vectorizer is None else shorten(vectorizer, 4 * MAX_SHOWN),
+            "vectorizer": vectorizer,
             "training_input": _describe_training_input(header.get("training_input")),
             "fitted_numbers": {name: value for name, value in (spec.get("fitted") or {}).items()
                                if name != "n_features_in_" and type(value) in (int, float)},

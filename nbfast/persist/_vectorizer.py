@@ -2,18 +2,30 @@
 
 ``"vectorizer": {"class": "HashingVectorizer", "params": {...}}`` (tagged JSON
 values, the dtype by name; no callables), so the same text gets the same
-columns at prediction time.  Files without it, and readers that ignore it, are
-unaffected.
+columns at prediction time.  A fitted CountVectorizer or TfidfVectorizer adds
+its vocabulary, ``"vocabulary": [term of column 0, term of column 1, ...]``
+(so the indices are 0 .. n_features - 1 by construction), and a
+TfidfVectorizer with ``use_idf`` its ``"idf": [...]`` (JSON numbers, exact).
+Files without the entry, and readers that ignore it, are unaffected.
 """
 
 import codecs
+import math
 
 import numpy as np
 
 from nbfast.persist._codec import _Decoder, _Encoder, _is_plain
 from nbfast.persist._container import ModelFormatError
-from nbfast.text import HashingVectorizer
+from nbfast.text import CountVectorizer, HashingVectorizer, TfidfVectorizer
 from nbfast.text._hashing import DEFAULT_TOKEN_PATTERN
+
+#: The vectorizers a model file may name, and the dtypes each may make.
+STORED_VECTORIZERS = {
+    HashingVectorizer: ("float32", "float64"),
+    CountVectorizer: ("int32", "int64", "float32", "float64"),
+    TfidfVectorizer: ("float32", "float64"),
+}
+_BY_NAME = {cls.__name__: cls for cls in STORED_VECTORIZERS}
 
 #: The longest n-grams a stored vectorizer may make (words or characters).
 MAX_STORED_NGRAM = 10
@@ -55,8 +67,10 @@ def check_stored_settings(vectorizer, trust=False):
     if not (v.stop_words is None or v.stop_words == "english" or (
             isinstance(v.stop_words, (list, tuple)) and all(isinstance(w, str) for w in v.stop_words))):
         raise ValueError("stop_words must be None, 'english' or a list of strings.")
-    if not all(isinstance(getattr(v, name), bool) for name in ("lowercase", "binary", "alternate_sign")):
-        raise ValueError("lowercase, binary and alternate_sign must be booleans.")
+    flags = [name for name in ("lowercase", "binary", "alternate_sign", "use_idf", "smooth_idf", "sublinear_tf")
+             if hasattr(v, name)]
+    if not all(isinstance(getattr(v, name), bool) for name in flags):
+        raise ValueError(f"{', '.join(flags)} must be booleans.")
     if not trust and v.token_pattern not in SAFE_TOKEN_PATTERNS:
         raise ValueError(f"token_pattern={str(v.token_pattern)[:60]!r} is not one of nbfast's safe patterns: a "
                          "regular expression from a file can take forever on crafted text. Load the vectorizer with "
@@ -64,14 +78,15 @@ def check_stored_settings(vectorizer, trust=False):
 
 
 def _vectorizer_spec(vectorizer, n_features):
-    """The header entry describing a HashingVectorizer: its parameters as tagged JSON, without arrays."""
+    """The header entry describing a vectorizer: its parameters as tagged JSON, a fitted vocabulary and idf."""
 
-    if type(vectorizer) is not HashingVectorizer:
-        raise TypeError(f"cannot save vectorizer: {type(vectorizer).__name__} is not nbfast.text.HashingVectorizer.")
+    cls = type(vectorizer)
+    if _BY_NAME.get(cls.__name__) is not cls:
+        raise TypeError(f"cannot save vectorizer: {cls.__name__} is not one of nbfast.text's "
+                        f"{', '.join(_BY_NAME)}.")
     vectorizer._validate_params()
-    if vectorizer.n_features != n_features:
-        raise ValueError(f"the vectorizer makes {vectorizer.n_features} features, the model has {n_features}.")
     encoder, params = _Encoder(), vectorizer.get_params(deep=False)
+    params.pop("vocabulary", None)  # a fixed vocabulary is stored as the fitted one
     spec = {k: encoder.value(v, f"vectorizer.{k}") for k, v in params.items() if k != "dtype"}
     if encoder.arrays:
         raise TypeError("cannot save vectorizer: its parameters may not hold arrays.")
@@ -80,34 +95,90 @@ def _vectorizer_spec(vectorizer, n_features):
     except ValueError as exc:
         raise ValueError(f"cannot save vectorizer: {exc}") from None
     spec["dtype"] = np.dtype(params["dtype"]).name
-    return {"class": "HashingVectorizer", "params": spec}
+    entry = {"class": cls.__name__, "params": spec}
+    if cls is HashingVectorizer:
+        if vectorizer.n_features != n_features:
+            raise ValueError(f"the vectorizer makes {vectorizer.n_features} features, the model has {n_features}.")
+    else:
+        entry.update(_fitted_entries(vectorizer, n_features))
+    return entry
+
+
+def _fitted_entries(vectorizer, n_features):
+    """``vocabulary`` (the terms by column) and, with idf weights, ``idf`` of a fitted vocabulary vectorizer."""
+    if not hasattr(vectorizer, "vocabulary_"):
+        raise ValueError(f"cannot save vectorizer: this {type(vectorizer).__name__} is not fitted.")
+    terms = vectorizer.get_feature_names_out().tolist()
+    if not all(type(term) is str for term in terms):
+        raise TypeError("cannot save vectorizer: the terms of its vocabulary must be strings.")
+    if len(terms) != n_features:
+        raise ValueError(f"the vectorizer makes {len(terms)} features, the model has {n_features}.")
+    entries = {"vocabulary": terms}
+    if isinstance(vectorizer, TfidfVectorizer) and vectorizer.use_idf:
+        entries["idf"] = np.asarray(vectorizer.idf_, dtype=np.float64).tolist()
+    return entries
 
 
 def _rebuild_vectorizer(spec, n_features, trust=False):
-    """The HashingVectorizer a header entry describes, checked; ModelFormatError when it is invalid.
+    """The vectorizer a header entry describes, checked; ModelFormatError when it is invalid.
 
     ``trust`` allows a token pattern outside the safe ones (:func:`check_stored_settings`).
     """
 
-    if not isinstance(spec, dict) or spec.get("class") != "HashingVectorizer" or not isinstance(
-            spec.get("params"), dict) or set(spec) != {"class", "params"}:
-        raise ModelFormatError("invalid vectorizer entry: only nbfast.text.HashingVectorizer can be stored.")
+    cls = _BY_NAME.get(spec.get("class")) if isinstance(spec, dict) and isinstance(spec.get("class"), str) else None
+    expected = {"class", "params"} if cls is HashingVectorizer else {"class", "params", "vocabulary"}
+    if cls is TfidfVectorizer and isinstance(spec.get("params"), dict) and spec["params"].get("use_idf", True):
+        expected = expected | {"idf"}
+    if cls is None or not isinstance(spec.get("params"), dict) or set(spec) != expected:
+        raise ModelFormatError(f"invalid vectorizer entry: only nbfast.text's {', '.join(_BY_NAME)} can be stored, "
+                               "with their parameters, and the vocabulary (and idf) of a fitted one.")
     params = dict(spec["params"])
-    unknown = set(params) - set(HashingVectorizer._get_param_names())
+    unknown = set(params) - set(cls._get_param_names()) | ({"vocabulary"} & set(params))
     if unknown:
-        raise ModelFormatError(f"HashingVectorizer has no parameters {sorted(unknown)}.")
-    dtype = params.pop("dtype", "float64")
-    if dtype not in ("float32", "float64"):
-        raise ModelFormatError(f"invalid vectorizer dtype {dtype!r}.")
+        raise ModelFormatError(f"{cls.__name__} has no parameters {sorted(unknown)} a file may set.")
+    dtype = params.pop("dtype", cls().dtype.__name__)
+    if dtype not in STORED_VECTORIZERS[cls]:
+        raise ModelFormatError(f"invalid vectorizer dtype {str(dtype)[:40]!r}.")
     params = {k: _Decoder([]).value(v) for k, v in params.items()}
     if not all(_is_plain(v) for v in params.values()):
         raise ModelFormatError("invalid vectorizer entry: parameters must be plain JSON values.")
     try:
-        vectorizer = HashingVectorizer(dtype=np.dtype(dtype).type, **params)
+        vectorizer = cls(dtype=np.dtype(dtype).type, **params)
         vectorizer._validate_params()
         check_stored_settings(vectorizer, trust)
     except ValueError as exc:
         raise ModelFormatError(f"invalid vectorizer: {exc}") from None
-    if vectorizer.n_features != n_features:
-        raise ModelFormatError(f"the vectorizer makes {vectorizer.n_features} features, the model has {n_features}.")
+    if cls is HashingVectorizer:
+        if vectorizer.n_features != n_features:
+            raise ModelFormatError(f"the vectorizer makes {vectorizer.n_features} features, the model has "
+                                   f"{n_features}.")
+    else:
+        _install_fitted(vectorizer, spec, n_features)
     return vectorizer
+
+
+def _install_fitted(vectorizer, spec, n_features):
+    """Give a vocabulary vectorizer the vocabulary (and idf) of the entry, checked against the model's width."""
+    terms = spec["vocabulary"]
+    if not isinstance(terms, list) or not all(type(term) is str for term in terms):
+        raise ModelFormatError("invalid vectorizer vocabulary: it must be a list of strings.")
+    if len(terms) != n_features or not terms:
+        raise ModelFormatError(f"the vectorizer's vocabulary has {len(terms)} terms, the model has "
+                               f"{str(n_features)[:40]} features.")
+    vocabulary = {term: index for index, term in enumerate(terms)}
+    if len(vocabulary) != len(terms):
+        raise ModelFormatError("invalid vectorizer vocabulary: a term is listed twice.")
+    vectorizer.vocabulary_, vectorizer.fixed_vocabulary_ = vocabulary, False
+    if isinstance(vectorizer, TfidfVectorizer):
+        vectorizer._tfidf = vectorizer._transformer()
+        vectorizer._tfidf.n_features_in_ = len(terms)
+        if vectorizer.use_idf:
+            vectorizer.idf_ = _checked_idf(spec["idf"], len(terms), vectorizer.dtype)
+
+
+def _checked_idf(idf, n_features, dtype):
+    """The stored idf as an array: ``n_features`` finite positive numbers."""
+    if not isinstance(idf, list) or len(idf) != n_features or not all(
+            type(value) in (int, float) and math.isfinite(value) and value > 0 for value in idf):
+        raise ModelFormatError(f"invalid vectorizer idf: it must be a list of {n_features} finite positive numbers.")
+    return np.array(idf, dtype=np.float32 if np.dtype(dtype) == np.float32 else np.float64)

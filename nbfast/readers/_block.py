@@ -89,6 +89,11 @@ def quote_line(line):
     return repr(text if len(text) <= 60 else text[:57] + "...")
 
 
+#: How often a producer blocked on a full queue checks whether the consumer stopped, and how long a stopped
+#: consumer waits for it (a producer that does not end by then is a daemon thread left to finish its block).
+_POLL_SECONDS, _JOIN_SECONDS = 0.05, 5.0
+
+
 def prefetch(iterable):
     """Iterate ``iterable`` in a background thread, one item ahead.
 
@@ -100,15 +105,24 @@ def prefetch(iterable):
     done = object()
     stop = threading.Event()
 
+    def hand_over(entry):
+        """Put ``entry`` for the consumer; False if it stopped listening first."""
+        while not stop.is_set():
+            try:
+                items.put(entry, timeout=_POLL_SECONDS)
+                return True
+            except queue.Full:
+                pass
+        return False
+
     def produce():
         try:
             for item in iterable:
-                if stop.is_set():
+                if not hand_over((item, None)):
                     return
-                items.put((item, None))
-            items.put((done, None))
+            hand_over((done, None))
         except BaseException as exc:  # noqa: BLE001 - handed to the consumer
-            items.put((done, exc))
+            hand_over((done, exc))
 
     thread = threading.Thread(target=produce, daemon=True)
     thread.start()
@@ -121,10 +135,8 @@ def prefetch(iterable):
                 return
             yield item
     finally:
+        # The producer sees ``stop`` within a poll and ends after the block it is reading.  The queue is not
+        # touched here: a signal's exception (SIGTERM in the command line) can leave its lock held by the
+        # interrupted ``get``, and waiting on it would never end; so the wait for the producer is bounded too.
         stop.set()
-        while thread.is_alive():  # unblock a producer waiting on a full queue
-            try:
-                items.get(timeout=0.05)
-            except queue.Empty:
-                pass
-        thread.join()
+        thread.join(timeout=_JOIN_SECONDS)

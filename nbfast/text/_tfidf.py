@@ -349,7 +349,7 @@ stop_words, token_pattern, ngram_range, max_df, min_df, max_features, vocabulary
         self._check_params()
         self._tfidf = self._transformer()
         X, statistics = self._fit(raw_documents, want_matrix)
-        if X is not None:
+        if statistics is None:
             statistics = (np.bincount(X.indices, minlength=X.shape[1]), X.shape[0])
         df, n_documents = statistics
         self._tfidf.n_features_in_ = len(df)

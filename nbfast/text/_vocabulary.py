@@ -414,9 +414,9 @@ class CountVectorizer(BaseEstimator):
 
     # ------------------------------------------------------------------ fitting
     def _fit(self, raw_documents, want_matrix):
-        """Learn the vocabulary; return (counts, None) or, when the counts are not wanted, (None, (document
-        frequency of each column, number of documents)).  Counts are always built when the vocabulary is
-        fixed or scikit-learn does the work."""
+        """Learn the vocabulary; return (counts or None when not wanted, (document frequency of each
+        column, number of documents) or None).  When the vocabulary is fixed or scikit-learn does the work,
+        the counts are always returned, the statistics never."""
         _common.check_not_string(raw_documents)
         self._validate_params()
         if not self._is_native():
@@ -457,7 +457,7 @@ class CountVectorizer(BaseEstimator):
         if max_doc_count < min_doc_count:
             raise ValueError("max_df corresponds to < documents than min_df")
         # scikit-learn's _sort_features and _limit_features, on the terms in sorted order
-        order = builder.sorted_indices()
+        order = builder.sorted_indices(effective_n_threads(len(builder)))
         df = builder.document_frequencies()
         mask = np.ones(len(order), dtype=bool)
         mask &= df[order] <= max_doc_count
@@ -472,17 +472,25 @@ class CountVectorizer(BaseEstimator):
         kept = order[mask]
         if len(kept) == 0:
             raise ValueError("After pruning, no terms remain. Try a lower min_df or a higher max_df.")
+        n_kept = len(kept)
         new_index = np.full(len(order), -1, dtype=np.int64)
-        new_index[kept] = np.arange(len(kept))
+        new_index[kept] = np.arange(n_kept)
+        kept_df = df[kept]
+        del order, mask, df, kept
+        builder.drop_statistics()
+        # the matrix first: its rows are freed before vocabulary_ is built
+        X = self._rows_to_csr(builder, new_index, n_kept) if want_matrix else None
         # vocabulary_ keeps scikit-learn's insertion order (first occurrence) and value types
-        first_seen = np.sort(kept)
-        values = new_index[first_seen]
-        self.vocabulary_ = builder.mapping(first_seen, values.tolist() if limit is None else list(values))
+        first_seen = np.flatnonzero(new_index >= 0)
+        self.vocabulary_ = builder.mapping(first_seen, new_index, python_ints=limit is None)
         self.fixed_vocabulary_ = False
-        self._terms = (self.vocabulary_, len(self.vocabulary_), builder.term_set(kept))
-        if want_matrix:
-            return self._rows_to_csr(builder, new_index, len(kept)), None
-        return None, (df[kept], n_documents)
+        # the vocabulary's table serves transform; a copy of the terms kept when most were dropped
+        if 2 * n_kept < len(new_index):
+            terms = builder.term_set(first_seen, new_index)
+        else:
+            terms = builder.freeze(new_index)
+        self._terms = (self.vocabulary_, len(self.vocabulary_), terms)
+        return X, (kept_df, n_documents)
 
     def _column_sums(self, builder, order, df):
         """scikit-learn's ``X.sum(axis=0)`` of the counts, columns in sorted order: exact sums cast to its

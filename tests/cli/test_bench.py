@@ -118,22 +118,29 @@ def test_bench_text_json_reports_every_row_for_both_libraries(capsys):
     assert report["corpus"]["n_samples"] == 200 and report["corpus"]["n_features"] == 1024
     assert report["corpus"]["characters"] > 200 and "bandwidth_bytes_per_s" not in report["machine"]
     rows = report["results"]
-    seen = [(r["operation"], tuple(r["ngram_range"]), r["library"]) for r in rows]
-    assert seen == [
-        (operation, ngram_range, library)
-        for operation, ngram_range in [("transform", (1, 1)), ("transform", (1, 2)), ("predict", (1, 1)),
-                                       ("predict_proba", (1, 1))]
-        for library in ("nbfast", "scikit-learn")
-    ]
+    seen = [(r["subject"], r["operation"], tuple(r["ngram_range"]), r["library"]) for r in rows]
+    hashing = [("HashingVectorizer", "transform", (1, 1)), ("HashingVectorizer", "transform", (1, 2))]
+    vocabulary = [(name, operation, ngram_range) for name in ("CountVectorizer", "TfidfVectorizer")
+                  for ngram_range in ((1, 1), (1, 2)) for operation in ("fit_transform", "transform")]
+    pipelines = [("HashingVectorizer + MultinomialNB", "predict", (1, 1)),
+                 ("HashingVectorizer + MultinomialNB", "predict_proba", (1, 1)),
+                 ("TfidfVectorizer + MultinomialNB", "fit+predict", (1, 1)),
+                 ("TfidfVectorizer + ComplementNB", "fit+predict", (1, 1))]
+    assert seen == [(*row, library) for row in hashing + vocabulary + pipelines
+                    for library in ("nbfast", "scikit-learn")]
     for r in rows:
         assert r["seconds"] > 0 and len(r["times"]) == 2 and r["peak_bytes"] >= 0
         assert r["docs_per_s"] == pytest.approx(200 / r["seconds"])
         assert ("speedup" in r) == (r["library"] == "nbfast")
-    nbfast_rows = {(r["operation"], tuple(r["ngram_range"])): r for r in rows if r["library"] == "nbfast"}
-    assert nbfast_rows[("transform", (1, 1))]["identical"] is True
-    assert nbfast_rows[("transform", (1, 2))]["identical"] is True
-    assert nbfast_rows[("predict", (1, 1))]["agreement"] == 1.0
-    assert nbfast_rows[("predict_proba", (1, 1))]["agreement"] < 1e-12
+    nbfast_rows = {row[:3]: r for row, r in zip(seen, rows) if r["library"] == "nbfast"}
+    for row in hashing + vocabulary:
+        assert nbfast_rows[row]["identical"] is True
+    for row in vocabulary:
+        assert nbfast_rows[row]["same_vocabulary"] is True
+        assert nbfast_rows[row].get("max_relative_difference", 0.0) == 0.0
+    assert nbfast_rows[pipelines[0]]["agreement"] == 1.0
+    assert nbfast_rows[pipelines[1]]["agreement"] < 1e-12
+    assert nbfast_rows[pipelines[2]]["agreement"] == 1.0 and nbfast_rows[pipelines[3]]["agreement"] == 1.0
 
 
 def test_bench_text_table(capsys):
@@ -141,10 +148,17 @@ def test_bench_text_table(capsys):
     assert main(TINY_TEXT) == 0
     out = capsys.readouterr().out
     assert "200 documents" in out and "1,024 hashed features" in out
-    for operation, ngram_range in [("transform", "(1, 1)"), ("transform", "(1, 2)"), ("predict_proba", "(1, 1)")]:
-        assert f"{operation:<15}{ngram_range:<13}nbfast" in out and f"{operation:<15}{ngram_range:<13}scikit-learn" in out
+    for subject, operation, ngram_range in [("HashingVectorizer", "transform", "(1, 1)"),
+                                            ("TfidfVectorizer", "fit_transform", "(1, 2)"),
+                                            ("HashingVectorizer + MultinomialNB", "predict_proba", "(1, 1)"),
+                                            ("TfidfVectorizer + ComplementNB", "fit+predict", "(1, 1)")]:
+        for library in ("nbfast", "scikit-learn"):
+            assert f"{subject:<35}{operation:<15}{ngram_range:<13}{library}" in out
     assert "speed-up" in out and "agreement with scikit-learn" in out
-    assert "transform (1, 2): identical matrices" in out and "predict: 100.00% equal labels" in out
+    assert "HashingVectorizer transform (1, 2): identical matrices" in out
+    assert "CountVectorizer fit_transform (1, 2): same vocabulary, identical matrices" in out
+    assert "HashingVectorizer + MultinomialNB predict (1, 1): 100.00% equal labels" in out
+    assert "TfidfVectorizer + MultinomialNB fit+predict (1, 1): 100.00% equal labels" in out
 
 
 def test_bench_text_threads_limit_is_reported(capsys):
@@ -190,3 +204,18 @@ def test_identical_compares_every_array_and_dtype():
     assert not identical(A, A * 2)
     assert not identical(A, sp.csr_matrix(np.array([[1.0, 0.0], [2.0, 0.0]])))
     assert not identical(A, sp.csr_matrix((2, 3)))
+
+
+def test_compare_gives_the_relative_difference_of_float_matrices():
+    import scipy.sparse as sp
+
+    from nbfast.cli.bench.text import _matrices_text, compare
+
+    A = sp.csr_matrix(np.array([[0.0, 1.0], [2.0, 0.0]]))
+    assert compare(A, A.copy()) == {"identical": True, "max_relative_difference": 0.0}
+    assert compare(A, A * (1 + 1e-13))["max_relative_difference"] == pytest.approx(1e-13, rel=1e-3)
+    assert compare(A, sp.csr_matrix((2, 2)))["max_relative_difference"] == float("inf")
+    assert compare(A.astype(np.int64), A.astype(np.int64)) == {"identical": True}
+    assert _matrices_text({"identical": False, "max_relative_difference": 1e-13, "same_vocabulary": True}) == (
+        "same vocabulary, same entries, values within 1.0e-13 relative")
+    assert _matrices_text({"identical": False, "max_relative_difference": float("inf")}) == "the matrices DIFFER"

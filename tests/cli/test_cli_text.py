@@ -301,7 +301,7 @@ def test_save_refuses_vectorizers_it_cannot_store(tmp_path):
         nbfast.save(model, tmp_path / "m", vectorizer=HashingVectorizer(n_features=4, preprocessor=str.upper))
     with pytest.raises(ValueError, match="makes 8 features, the model has 4"):
         nbfast.save(model, tmp_path / "m", vectorizer=HashingVectorizer(n_features=8))
-    with pytest.raises(TypeError, match="is not nbfast.text.HashingVectorizer"):
+    with pytest.raises(TypeError, match="is not one of nbfast.text.s HashingVectorizer"):
         nbfast.save(model, tmp_path / "m", vectorizer=nbfast.MultinomialNB())
     assert not (tmp_path / "m").exists()
 
@@ -315,7 +315,7 @@ def _set_vectorizer(**changes):
 
 
 @pytest.mark.parametrize("edit, message", [
-    (_set_vectorizer(**{"class": "CountVectorizer"}), "only nbfast.text.HashingVectorizer"),
+    (_set_vectorizer(**{"class": "CountVectorizer"}), "only nbfast.text.s HashingVectorizer, CountVectorizer"),
     (_set_vectorizer(bogus=1), "no parameters ['bogus']"),
     (_set_vectorizer(dtype="object"), "invalid vectorizer dtype"),
     (_set_vectorizer(n_features=8), "makes 8 features, the model has 4"),

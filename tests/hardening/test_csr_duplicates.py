@@ -64,3 +64,78 @@ def test_a_sum_that_overflows_is_refused():
     X = sp.csr_matrix((np.array([1e308, 1e308]), np.array([0, 0]), np.array([0, 2])), shape=(1, 2))
     with pytest.raises(ValueError, match="infinity"):
         nbfast.GaussianNB().fit(X, [0])
+
+
+def _shuffled_rows(X, seed=0):
+    """X with the entries of every row in a random order (no duplicates added)."""
+    rng = np.random.default_rng(seed)
+    order = np.concatenate([start + rng.permutation(stop - start) for start, stop in zip(X.indptr[:-1], X.indptr[1:])])
+    shuffled = sp.csr_matrix((X.data[order], X.indices[order], X.indptr.copy()), shape=X.shape)
+    assert not shuffled.has_sorted_indices
+    return shuffled
+
+
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_unsorted_rows_without_duplicates_are_used_as_they_are(index_dtype):
+    from nbfast._validation import check_X
+
+    X = _shuffled_rows(sp.random(300, 50, density=0.3, format="csr", random_state=0, dtype=np.float64))
+    X.indices, X.indptr = X.indices.astype(index_dtype), X.indptr.astype(index_dtype)
+    assert check_X(X, nbfast.MultinomialNB(), reset=True) is X
+    duplicated = X.copy()
+    duplicated.indices[duplicated.indptr[-2]] = duplicated.indices[duplicated.indptr[-2] + 1]  # the last row only
+    canonical = check_X(duplicated, nbfast.MultinomialNB(), reset=True)
+    assert canonical is not duplicated and canonical.has_canonical_format
+    np.testing.assert_array_equal(canonical.toarray(), duplicated.toarray())
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_the_duplicate_search_counts_the_rows_a_loop_counts(n_threads):
+    from nbfast._kernels.validate import count_rows_with_duplicates
+
+    X = _shuffled_rows(sp.random(2000, 64, density=0.2, format="csr", random_state=4, dtype=np.float64))
+    rng = np.random.default_rng(5)
+    for row in rng.choice(2000, 300, replace=False):  # a duplicate in 300 rows, sorted or not
+        start, stop = X.indptr[row], X.indptr[row + 1]
+        if stop - start >= 2:
+            X.indices[rng.integers(start, stop)] = X.indices[rng.integers(start, stop)]
+    expected = sum(len(set(r)) < len(r) for r in np.split(X.indices, X.indptr[1:-1]))
+    assert expected > 250
+    last_row = np.zeros((n_threads, 64), dtype=np.uint32)
+    assert count_rows_with_duplicates(X.indices, X.indptr, last_row, n_threads) == expected
+
+
+def test_the_duplicate_search_sees_a_column_repeated_far_apart_in_a_long_row():
+    from nbfast._kernels.validate import count_rows_with_duplicates
+
+    row = np.r_[np.arange(1000, 0, -1), 500].astype(np.int32)  # unsorted, 500 twice, 500 entries apart
+    indptr = np.array([0, 3, 3 + row.size], dtype=np.int32)
+    indices = np.r_[np.array([0, 1, 2], dtype=np.int32), row]
+    last_row = np.zeros((2, 1001), dtype=np.uint32)
+    assert count_rows_with_duplicates(indices, indptr, last_row, 2) == 1
+    last_row[:] = 0
+    assert count_rows_with_duplicates(indices[:-1], indptr - np.array([0, 0, 1], dtype=np.int32), last_row, 2) == 0
+
+
+def test_beyond_marked_features_unsorted_rows_are_copied_into_canonical_form(monkeypatch):
+    from nbfast import _validation
+
+    X = _shuffled_rows(sp.random(50, 40, density=0.3, format="csr", random_state=1, dtype=np.float64))
+    assert _validation.check_X(X, nbfast.MultinomialNB(), reset=True) is X
+    monkeypatch.setattr(_validation, "MARKED_FEATURES", 39)
+    canonical = _validation.check_X(X, nbfast.MultinomialNB(), reset=True)
+    assert canonical is not X and canonical.has_sorted_indices
+
+
+@pytest.mark.parametrize("name", [n for n, cls in ESTIMATORS.items() if not cls._composite])
+def test_unsorted_rows_predict_as_sorted_ones(name):
+    rng = np.random.default_rng(3)
+    X = sp.random(200, 30, density=0.3, format="csr", random_state=2, dtype=np.float64)
+    X.data = np.round(X.data * 5) + 1
+    y = rng.integers(0, 3, 200)
+    shuffled = _shuffled_rows(X)
+    model = ESTIMATORS[name]().fit(shuffled, y)
+    reference = ESTIMATORS[name]().fit(X, y)
+    for method in ("predict_proba", "predict_joint_log_proba"):
+        np.testing.assert_allclose(getattr(model, method)(shuffled), getattr(reference, method)(X), rtol=1e-12)
+    np.testing.assert_array_equal(model.predict(shuffled), reference.predict(X))

@@ -14,7 +14,7 @@ from crafting import _array_index, _layout, _raw_header, _with_array, _with_byte
 import nbfast
 from nbfast import ModelFormatError, persist
 from nbfast.cli import main as cli_main
-from nbfast.text import HashingVectorizer
+from nbfast.text import HashingVectorizer, TfidfVectorizer
 
 DATA = Path(__file__).parents[1] / "data"
 #: The most a load may allocate (tracemalloc's peak) beyond 16 times the file's size.
@@ -65,6 +65,11 @@ def _beyond_unicode_big_endian():
 
 def _vectorizer_file(**params):
     """A model saved with a HashingVectorizer whose stored parameters are then edited."""
+    return _vectorizer_file_with(lambda entry: entry["params"].update(params))
+
+
+def _vectorizer_file_with(edit):
+    """A model saved with a HashingVectorizer whose entry ``edit`` then changes."""
     import tempfile
 
     model = nbfast.MultinomialNB().fit(np.eye(4), [0, 1, 0, 1])
@@ -72,7 +77,25 @@ def _vectorizer_file(**params):
         path = Path(directory) / "m.nbf"
         nbfast.save(model, path, vectorizer=HashingVectorizer(n_features=4, alternate_sign=False))
         raw = path.read_bytes()
-    return _with_header(raw, lambda h: h["vectorizer"]["params"].update(params))
+    return _with_header(raw, lambda h: edit(h["vectorizer"]))
+
+
+def _vocabulary_file(edit):
+    """A model saved with a fitted TfidfVectorizer (5 terms, idf weights) whose entry ``edit`` then changes."""
+    import tempfile
+
+    documents = ["hello world", "hello there", "brown fox", "world fox"]
+    vectorizer = TfidfVectorizer().fit(documents)
+    model = nbfast.MultinomialNB().fit(vectorizer.transform(documents), [0, 1, 0, 1])
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "m.nbf"
+        nbfast.save(model, path, vectorizer=vectorizer)
+        raw = path.read_bytes()
+    return _with_header(raw, lambda h: edit(h["vectorizer"]))
+
+
+def _set(key, value):
+    return lambda entry: entry.__setitem__(key, value)
 
 
 def _load_and_predict(make, mmap=False):
@@ -170,6 +193,39 @@ CASES = {
         lambda: _vectorizer_file(token_pattern=r"[a-z]{3,}"), trust=True),
     "vectorizer preprocessor named by a string": _load_vectorizer(lambda: _vectorizer_file(preprocessor="upper")),
     "vectorizer encoding of a non-text codec": _load_vectorizer(lambda: _vectorizer_file(encoding="rot13")),
+    "vocabulary a string": _load_vectorizer(lambda: _vocabulary_file(_set("vocabulary", "abcd"))),
+    "vocabulary of numbers": _load_vectorizer(lambda: _vocabulary_file(_set("vocabulary", [0, 1, 2, 3, 4]))),
+    "vocabulary with a term twice": _load_vectorizer(
+        lambda: _vocabulary_file(_set("vocabulary", ["a", "b", "a", "c", "d"]))),
+    "vocabulary shorter than the model": _load_vectorizer(lambda: _vocabulary_file(_set("vocabulary", ["a", "b"]))),
+    "vocabulary of 10**6 terms for a 4-feature model": _load_vectorizer(
+        lambda: _vocabulary_file(_set("vocabulary", [str(i) for i in range(10**6)]))),
+    "vocabulary missing": _load_vectorizer(lambda: _vocabulary_file(lambda entry: entry.pop("vocabulary"))),
+    "vocabulary as a mapping": _load_vectorizer(
+        lambda: _vocabulary_file(_set("vocabulary", {"a": 0, "b": 1, "c": 2, "d": 3, "e": 4}))),
+    "vocabulary and a fixed vocabulary parameter": _load_vectorizer(
+        lambda: _vocabulary_file(lambda entry: entry["params"].update(vocabulary=["a", "b", "c", "d"]))),
+    "vocabulary on a HashingVectorizer": _load_vectorizer(
+        lambda: _vectorizer_file_with(_set("vocabulary", ["a", "b", "c", "d"]))),
+    "idf NaN": _load_vectorizer(lambda: _vocabulary_file(lambda entry: entry["idf"].__setitem__(1, float("nan")))),
+    "idf infinite": _load_vectorizer(lambda: _vocabulary_file(lambda entry: entry["idf"].__setitem__(1, 1e400))),
+    "idf negative": _load_vectorizer(lambda: _vocabulary_file(lambda entry: entry["idf"].__setitem__(1, -1.0))),
+    "idf zero": _load_vectorizer(lambda: _vocabulary_file(lambda entry: entry["idf"].__setitem__(1, 0))),
+    "idf a boolean": _load_vectorizer(lambda: _vocabulary_file(lambda entry: entry["idf"].__setitem__(1, True))),
+    "idf a string": _load_vectorizer(lambda: _vocabulary_file(lambda entry: entry["idf"].__setitem__(1, "2.0"))),
+    "idf too short": _load_vectorizer(lambda: _vocabulary_file(lambda entry: entry["idf"].pop())),
+    "idf missing": _load_vectorizer(lambda: _vocabulary_file(lambda entry: entry.pop("idf"))),
+    "idf with use_idf=False": _load_vectorizer(
+        lambda: _vocabulary_file(lambda entry: entry["params"].update(use_idf=False))),
+    "vocabulary vectorizer use_idf a string": _load_vectorizer(
+        lambda: _vocabulary_file(lambda entry: entry["params"].update(use_idf="yes"))),
+    "vocabulary vectorizer dtype object": _load_vectorizer(
+        lambda: _vocabulary_file(lambda entry: entry["params"].update(dtype="object"))),
+    "vocabulary vectorizer backtracking token_pattern": _load_vectorizer(
+        lambda: _vocabulary_file(lambda entry: entry["params"].update(token_pattern="(a+)+$"))),
+    "vocabulary vectorizer class unknown": _load_vectorizer(lambda: _vocabulary_file(_set("class", "DictVectorizer"))),
+    "vocabulary with lone surrogates and odd terms": _load_vectorizer(
+        lambda: _vocabulary_file(_set("vocabulary", ["\ud800", "", "a b", "\x00", "hello"]))),
 }
 
 EXPECTED = {
@@ -200,6 +256,29 @@ EXPECTED = {
     "vectorizer token_pattern outside the allow-list, trusted": "ok",
     "vectorizer preprocessor named by a string": "ModelFormatError: .*preprocessor",
     "vectorizer encoding of a non-text codec": "ModelFormatError: .*encoding",
+    "vocabulary a string": "ModelFormatError: .*list of strings",
+    "vocabulary of numbers": "ModelFormatError: .*list of strings",
+    "vocabulary with a term twice": "ModelFormatError: .*listed twice",
+    "vocabulary shorter than the model": "ModelFormatError: .*2 terms, the model has 5 features",
+    "vocabulary of 10**6 terms for a 4-feature model": "ModelFormatError: .*1000000 terms, the model has 5",
+    "vocabulary missing": "ModelFormatError: .*invalid vectorizer entry",
+    "vocabulary as a mapping": "ModelFormatError: .*list of strings",
+    "vocabulary and a fixed vocabulary parameter": r"ModelFormatError: .*\['vocabulary'\]",
+    "vocabulary on a HashingVectorizer": "ModelFormatError: .*invalid vectorizer entry",
+    "idf NaN": "ModelFormatError: .*finite positive",
+    "idf infinite": "ModelFormatError: .*finite positive",
+    "idf negative": "ModelFormatError: .*finite positive",
+    "idf zero": "ModelFormatError: .*finite positive",
+    "idf a boolean": "ModelFormatError: .*finite positive",
+    "idf a string": "ModelFormatError: .*finite positive",
+    "idf too short": "ModelFormatError: .*list of 5 finite positive",
+    "idf missing": "ModelFormatError: .*invalid vectorizer entry",
+    "idf with use_idf=False": "ModelFormatError: .*invalid vectorizer entry",
+    "vocabulary vectorizer use_idf a string": "ModelFormatError: .*use_idf",
+    "vocabulary vectorizer dtype object": "ModelFormatError: .*invalid vectorizer dtype",
+    "vocabulary vectorizer backtracking token_pattern": "ModelFormatError: .*is not one of nbfast's safe",
+    "vocabulary vectorizer class unknown": "ModelFormatError: .*invalid vectorizer entry",
+    "vocabulary with lone surrogates and odd terms": "ok",
 }
 
 

@@ -1,5 +1,6 @@
 """nbfast.text.CountVectorizer, TfidfVectorizer and TfidfTransformer against scikit-learn's."""
 
+import contextlib
 import io
 import itertools
 import pickle
@@ -152,6 +153,19 @@ def test_tfidf_vectorizer_matches_sklearn(norm, use_idf, smooth_idf, sublinear_t
     check_like_sklearn(
         "TfidfVectorizer", norm=norm, use_idf=use_idf, smooth_idf=smooth_idf, sublinear_tf=sublinear_tf, **counting
     )
+
+
+@pytest.mark.parametrize("ngram_range", NGRAMS, ids=str)
+@pytest.mark.parametrize("lowercase", [True, False])
+@pytest.mark.parametrize("stop_words", list(STOP_LISTS))
+@pytest.mark.parametrize("pruning", list(PRUNING))
+def test_tfidf_vectorizer_counting_options_match_sklearn(ngram_range, lowercase, stop_words, pruning):
+    """Every counting option of CountVectorizer's test under tf-idf weights (the vocabulary, idf and weights)."""
+    params = dict(ngram_range=ngram_range, lowercase=lowercase, stop_words=STOP_LISTS[stop_words], **PRUNING[pruning])
+    if "max_df" in params and "min_df" in params and ngram_range == (2, 3) and stop_words == "english":
+        params["min_df"] = 1  # too few documents left for both bounds
+    assert TfidfVectorizer(**params)._is_native()
+    check_like_sklearn("TfidfVectorizer", **params)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int8])
@@ -384,14 +398,24 @@ def test_fallback_options_match_sklearn(cls_name, name):
     )
 
 
-def test_file_input_falls_back(tmp_path):
+@pytest.mark.parametrize("cls_name", ["CountVectorizer", "TfidfVectorizer"])
+@pytest.mark.parametrize("input_kind", ["filename", "file"])
+def test_file_input_falls_back(tmp_path, cls_name, input_kind):
     paths = []
     for i, doc in enumerate(ENCODABLE[:6]):
         path = tmp_path / f"doc{i}.txt"
         path.write_text(doc, encoding="utf-8")
         paths.append(str(path))
-    ours, theirs, X_ours, X_theirs = fit_both("CountVectorizer", paths, input="filename")
-    assert_same_matrix(X_ours, X_theirs)
+    assert not getattr(nbfast.text, cls_name)(input=input_kind)._is_native()
+    if input_kind == "file":
+        ours = getattr(nbfast.text, cls_name)(input="file")
+        theirs = getattr(sk_text, cls_name)(input="file")
+        with contextlib.ExitStack() as stack:
+            X_ours = ours.fit_transform([stack.enter_context(open(p, "rb")) for p in paths])
+            X_theirs = theirs.fit_transform([stack.enter_context(open(p, "rb")) for p in paths])
+    else:
+        ours, theirs, X_ours, X_theirs = fit_both(cls_name, paths, input="filename")
+    (assert_same_matrix if cls_name == "CountVectorizer" else assert_close_matrix)(X_ours, X_theirs)
     assert_same_vocabulary(ours, theirs)
 
 
