@@ -18,7 +18,7 @@ pytest.importorskip("pytest_benchmark")
 #: Written out (checked against nbfast.cli.bench below): a case that disappears fails instead of shrinking the suite.
 ESTIMATORS = ["BernoulliNB", "CategoricalNB", "ComplementNB", "GaussianNB", "MultinomialNB", "PoissonNB"]
 NBFAST_ONLY = ["PoissonNB"]  # scikit-learn has no counterpart
-OPERATIONS = ["fit", "partial_fit", "predict", "predict_proba"]
+OPERATIONS = ["fit", "fit+predict", "partial_fit", "predict", "predict_proba"]
 CASES = [(estimator, library) for estimator in ESTIMATORS for library in ("nbfast", "scikit-learn")
          if library == "nbfast" or estimator not in NBFAST_ONLY]
 BATCH_SIZE = 100_000 if FULL else 500

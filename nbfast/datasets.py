@@ -47,7 +47,8 @@ def _sample_from_cdf(cdf, guide, n_buckets, u):
     return index
 
 
-def _sample_corpus(n_samples, n_words, n_classes, mean_length, zipf_exponent, class_separation, class_weights, rng):
+def _sample_corpus(n_samples, n_words, n_classes, mean_length, zipf_exponent, class_separation, class_weights, rng,
+                   ordered_by_frequency=False):
     """Labels, and the words of every document, drawn as :func:`make_documents` describes.
 
     Returns ``(y, chunks)``: ``chunks`` yields ``(start, stop, rows, words)`` for
@@ -58,7 +59,8 @@ def _sample_corpus(n_samples, n_words, n_classes, mean_length, zipf_exponent, cl
         raise ValueError(f"class_separation must be in [0, 1], got {class_separation}.")
     zipf = 1.0 / np.arange(1, n_words + 1) ** zipf_exponent
     zipf /= zipf.sum()
-    shared = zipf[rng.permutation(n_words)]
+    permutation = rng.permutation(n_words)
+    shared = zipf if ordered_by_frequency else zipf[permutation]
     cdfs = []
     for _ in range(n_classes):
         p = (1 - class_separation) * shared + class_separation * zipf[rng.permutation(n_words)]
@@ -100,6 +102,7 @@ def make_documents(
     zipf_exponent=1.1,
     class_separation=0.05,
     class_weights=None,
+    ordered_by_frequency=False,
     dtype=np.float64,
     index_dtype=np.int32,
     sparse_format="csr_matrix",
@@ -110,7 +113,9 @@ def make_documents(
     Every class draws its words from a mixture of one shared Zipf distribution
     over the vocabulary (the "language") and a Zipf distribution of its own over
     a class-specific permutation of the vocabulary (the "topic").  Document
-    lengths are Poisson with mean ``mean_length`` (at least 1).
+    lengths are Poisson with mean ``mean_length`` (at least 1).  The language's
+    words are scattered over the feature indices, as hashing scatters them,
+    unless ``ordered_by_frequency`` (a vocabulary numbered by frequency).
     :func:`make_text_documents` draws the same way and writes the words out as text.
 
     Parameters
@@ -130,6 +135,9 @@ def make_documents(
         indistinguishable, 1 gives each class its own vocabulary ranking.
     class_weights : array-like of shape (n_classes,), default=None
         Class frequencies (uniform when None).
+    ordered_by_frequency : bool, default=False
+        Number the shared language's words by frequency: the most frequent at
+        the lowest indices (as a vocabulary sorted by document frequency).
     dtype : {numpy.float64, numpy.float32}, default=numpy.float64
         dtype of the counts.
     index_dtype : {numpy.int32, numpy.int64}, default=numpy.int32
@@ -152,7 +160,8 @@ def make_documents(
         raise ValueError(f"sparse_format must be 'csr_matrix' or 'csr_array', got {sparse_format!r}.")
     rng = np.random.default_rng(random_state)
     y, chunks = _sample_corpus(
-        n_samples, n_features, n_classes, mean_length, zipf_exponent, class_separation, class_weights, rng
+        n_samples, n_features, n_classes, mean_length, zipf_exponent, class_separation, class_weights, rng,
+        ordered_by_frequency,
     )
     blocks = []
     for start, stop, rows, words in chunks:

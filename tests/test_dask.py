@@ -119,3 +119,15 @@ def test_unknown_block_sizes_with_matching_label_blocks():
     model = nbdask.fit(nbfast.MultinomialNB(), dX[keep], dy[keep])
     mask = dense.sum(axis=1) > 3
     assert_same_model(model, nbfast.MultinomialNB().fit(dense[mask], y[mask]), dense)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_compact_models_on_cluster(client, name):
+    """A large vocabulary: every block's model and the merged one are compact, and equal the local fit."""
+    X, y = make_documents(700, 2**15, 4, mean_length=15, class_separation=0.3, random_state=13)
+    model = nbdask.fit(getattr(nbfast, name)(), sparse_dask(X, ROW_CHUNKS), y, split_every=3)
+    expected = getattr(nbfast, name)().fit(X, y)
+    assert model._is_compact() and expected._is_compact()
+    assert_same_model(model, expected, X)
+    proba = nbdask.predict_proba(model, sparse_dask(X, ROW_CHUNKS)).compute()
+    np.testing.assert_array_equal(proba, model.predict_proba(X))

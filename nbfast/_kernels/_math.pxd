@@ -54,6 +54,52 @@ cdef inline double exp_fast(double x) noexcept nogil:
     return y * scale
 
 
+# log for positive normal finite x, from fdlibm's e_log.c (error below 1 ulp): x = 2^k (1 + f) with 1 + f in
+# [sqrt(2)/2, sqrt(2)), log(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2)) with s = f / (2 + f), R a polynomial.
+# fdlibm's second formula for small f is left out (this one holds everywhere).  No call and no branch: a loop
+# of these vectorizes.  Other x (zero, negative, subnormal, infinite, NaN) go to libm's log: callers check
+# them with log_fast_valid, in a loop they run anyway (a check that vectorizes is not found with SSE2).
+cdef inline double log_fast(double x) noexcept nogil:
+    """log(x) for x positive, normal and finite (below 1 ulp); any other x gives garbage (no trap)."""
+    cdef uint64_t bits, high, mantissa, halve
+    cdef double m, f, s, z, w, r, half_f2, k
+    memcpy(&bits, &x, 8)
+    high = bits >> 32
+    mantissa = high & 0x000fffff
+    halve = (mantissa + 0x95f64) & 0x100000  # set when the mantissa is >= sqrt(2): use x / 2^(e + 1)
+    bits = ((mantissa | (halve ^ <uint64_t> 0x3ff00000)) << 32) | (bits & <uint64_t> 0xffffffff)
+    memcpy(&m, &bits, 8)
+    f = m - 1.0
+    # k = exponent (+1 when halved), as a double through the bits of 2^52 + 2^51 + k (no int64 conversion)
+    bits = <uint64_t> 0x4338000000000000 + (high >> 20) - 1023 + (halve >> 20)
+    memcpy(&k, &bits, 8)
+    k = k - 6755399441055744.0
+    s = f / (2.0 + f)
+    z = s * s
+    w = z * z
+    r = z * (6.666666666666735130e-01 + w * (2.857142874366239149e-01 + w * (1.818357216161805012e-01 + w
+             * 1.479819860511658591e-01))) + w * (3.999999999940941908e-01 + w * (2.222219843214978396e-01 + w
+             * 1.531383769920937332e-01))
+    half_f2 = 0.5 * f * f
+    return k * 6.93147180369123816490e-01 - ((half_f2 - (s * (half_f2 + r) + k * 1.90821492927058770002e-10)) - f)
+
+
+cdef inline bint log_fast_valid(double x) noexcept nogil:
+    """Whether log_fast(x) is log(x): x positive, normal and finite."""
+    return x >= 2.2250738585072014e-308 and x <= 1.7976931348623157e308
+
+
+cdef inline void log_minus(double *v, const double *shift, Py_ssize_t n, bint fast) noexcept nogil:
+    """v[c] = log(v[c]) - shift[c]: by log_fast (a loop that vectorizes) when ``fast`` (every v[c] valid)."""
+    cdef Py_ssize_t c
+    if fast:
+        for c in range(n):
+            v[c] = log_fast(v[c]) - shift[c]
+    else:
+        for c in range(n):
+            v[c] = log(v[c]) - shift[c]
+
+
 cdef inline double exp_shifted_sum(const double *v, double m, double *out, Py_ssize_t n) noexcept nogil:
     """out[c] = exp(v[c] - m) for v[c] <= m (finite m); return their sum, added in order."""
     cdef Py_ssize_t c
@@ -65,6 +111,17 @@ cdef inline double exp_shifted_sum(const double *v, double m, double *out, Py_ss
             out[c] = exp(v[c] - m)
         s += out[c]
     return s
+
+
+cdef inline void kahan_add(double *total, double *compensation, double value) noexcept nogil:
+    """total += value, compensated (Kahan): the rounding error is carried in ``compensation`` (start both at 0).
+
+    Needs exact IEEE arithmetic (no -ffast-math, which would simplify the compensation away).  An infinite
+    total stays infinite (its compensation, inf - inf, would be NaN: it is 0)."""
+    cdef double y = value - compensation[0]
+    cdef double t = total[0] + y
+    compensation[0] = ((t - total[0]) - y) if t - t == 0.0 else 0.0
+    total[0] = t
 
 
 cdef inline double row_max(const double *v, Py_ssize_t n) noexcept nogil:

@@ -13,3 +13,8 @@ ctypedef fused integral:
 ctypedef fused table_floating:
     float
     double
+
+# The feature pointers of compact statistics: int32 while their entries fit.
+ctypedef fused pointer_integral:
+    int32_t
+    int64_t

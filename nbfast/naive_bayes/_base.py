@@ -25,7 +25,12 @@ abstract or with a documented default):
 - the fitted state: ``_fitted_shapes`` (the shapes of the fitted arrays, checked
   before a model is rebuilt from them) and ``_validate_fitted`` (persistence,
   interop: the attributes against each other); every prediction checks the
-  shapes of the tables it hands a kernel (:func:`check_scoring_table`).
+  shapes of the tables it hands a kernel (:func:`check_scoring_table`); which
+  attributes describe it: ``_fitted_attributes`` (scikit-learn's),
+  ``_compact_attributes`` and ``_saved_attributes`` (a compact model's, what a
+  model file stores);
+- derived tables: ``_build_tables`` (what ``fit`` prepares for predictions),
+  kept by ``_derived`` outside the estimator until ``_forget_derived``.
 
 Concurrency: any number of threads may predict with one fitted model at once.
 ``fit``, ``partial_fit`` or ``set_params`` while another thread predicts with
@@ -49,7 +54,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from nbfast._compat import BaseEstimator, ClassifierMixin
-from nbfast._kernels import scoring
+from nbfast._kernels import compact, scoring, tables
 from nbfast._kernels.explain import pair_terms_csr
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
@@ -61,6 +66,7 @@ from nbfast._validation import (
     check_X,
     check_y,
 )
+from nbfast.naive_bayes._compact import CompactTable
 from nbfast.naive_bayes._sklearn import to_sklearn
 
 #: Integer labels spanning at most this many values (or as many as there are
@@ -122,6 +128,9 @@ def unique_classes(y):
 #: Each model's float32 scoring table, kept outside the estimators: predicting
 #: does not change an estimator's state, and pickles do not carry the cache.
 _SINGLE_PRECISION_CACHE = weakref.WeakKeyDictionary()
+#: Each model's tables derived from its statistics (:meth:`_BaseNB._derived`), kept outside the estimators
+#: for the same reasons.
+_DERIVED_CACHE = weakref.WeakKeyDictionary()
 
 
 class SinglePrecisionTable(NamedTuple):
@@ -142,13 +151,40 @@ def single_precision_table(table):
     near -10).  None when the table has infinite entries (alpha=0): those are
     scored in float64.
     """
-    if not np.isfinite(table).all():
+    single = np.empty(table.shape, dtype=np.float32)
+    largest = tables.single_precision(np.ascontiguousarray(table, dtype=np.float64), single,
+                                      effective_n_threads(table.size))
+    if largest is None:
         return None
-    single = np.subtract(table, table.mean(axis=1, keepdims=True), dtype=np.float32)
-    largest = float(np.abs(single).max(initial=0.0))
+    largest_single, largest_table = largest
     # float32 rounding of the centered entries (2^-24 relative), and of their float64 subtraction
     # (2^-53), with a factor of 2 to spare
-    return SinglePrecisionTable(single, 2.0**-23 * largest, float(np.abs(table).max(initial=0.0)) + largest)
+    return SinglePrecisionTable(single, 2.0**-23 * largest_single, largest_table + largest_single)
+
+
+def held_nbytes(model):
+    """Bytes of the distinct arrays a model holds: its attributes (nested estimators included) and, for an
+    nbfast estimator, the tables derived from them and kept outside it.  Works on any estimator."""
+    bases = {}
+
+    def walk(value):
+        if isinstance(value, np.ndarray):
+            while isinstance(value.base, np.ndarray):
+                value = value.base
+            bases[id(value)] = value.nbytes
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            walk(list(value.values()))
+        elif isinstance(value, BaseEstimator):
+            walk(list(vars(value).values()))
+            if isinstance(value, _BaseNB):
+                walk(_DERIVED_CACHE.get(value, {}))
+                walk(_SINGLE_PRECISION_CACHE.get(value, ()))
+
+    walk(model)
+    return sum(bases.values())
 
 
 #: Tables derived from a model's fitted table for missing values (missing="ignore"), kept outside the estimators
@@ -238,7 +274,7 @@ def pair_terms(X, table, bias, first, second, *, binarize=False, threshold=0.0, 
     (X.nnz,) in X's order, and the bias difference (n_samples,).
     """
     terms = np.empty(X.nnz)
-    table = np.ascontiguousarray(table, dtype=np.float64)
+    table = np.ascontiguousarray(table.toarray() if isinstance(table, CompactTable) else table, dtype=np.float64)
     square = np.empty((0, 0)) if square is None else np.ascontiguousarray(square, dtype=np.float64)
     first, second = (np.ascontiguousarray(c, dtype=np.intp) for c in (first, second))
     pair_terms_csr(X.data, X.indices, X.indptr, table, square, binarize, threshold, first, second, terms,
@@ -308,7 +344,7 @@ def check_fitted_state(model):
     names = vars(model).get("feature_names_in_")
     if names is not None and (not isinstance(names, np.ndarray) or names.shape != (n_features,)):
         raise ValueError(f"feature_names_in_ must be an array of {n_features} names.")
-    for name in type(model)._fitted_attributes:
+    for name in model._saved_attributes():
         value = getattr(model, name)
         arrays = [value] if isinstance(value, np.ndarray) else [v for v in value if isinstance(v, np.ndarray)] \
             if isinstance(value, (list, tuple)) else []
@@ -362,7 +398,8 @@ def check_fitted_shapes(cls, fitted):
 
 
 def check_scoring_table(table, bias, n_rows, n_classes, log_prior):
-    """Check what the linear scoring kernel will read: a 2-D (n_rows, n_classes) table, a (n_classes,) bias.
+    """Check what the linear scoring kernel will read: a (n_rows, n_classes) table (2-D, or a CompactTable
+    derived from checked statistics), a (n_classes,) bias.
 
     O(1): shapes only, on the very arrays handed to the kernel, so that an
     assigned attribute of the wrong shape (or a model refitted by another
@@ -373,7 +410,8 @@ def check_scoring_table(table, bias, n_rows, n_classes, log_prior):
     if np.shape(log_prior) != (n_classes,):
         raise ValueError(f"the class prior has shape {np.shape(log_prior)}, classes_ ({n_classes},): a fitted "
                          "attribute was assigned with the wrong shape.")
-    if not isinstance(table, np.ndarray) or table.shape != (n_rows, n_classes) or np.shape(bias) != (n_classes,):
+    if not isinstance(table, (np.ndarray, CompactTable)) or table.shape != (n_rows, n_classes) or \
+            np.shape(bias) != (n_classes,):
         raise ValueError(
             f"the model's scoring table (features x classes) has shape {np.shape(table)} and its bias "
             f"{np.shape(bias)}; X and classes_ need ({n_rows}, {n_classes}) and ({n_classes},): a fitted attribute "
@@ -385,7 +423,8 @@ def rebuild(cls, params, fitted, feature_names=None):
     """A new ``cls`` estimator with these parameters and (when not None) fitted attributes.
 
     The fitted attributes are checked by :func:`check_fitted_shapes`, set in the
-    order of ``cls._fitted_attributes``, and the result is checked by
+    order of ``cls._fitted_attributes`` (or of ``cls._compact_attributes``, when
+    ``fitted`` holds those), and the result is checked by
     :func:`check_fitted_state`; nothing is returned half-built.
     """
     model = cls(**params)
@@ -393,12 +432,29 @@ def rebuild(cls, params, fitted, feature_names=None):
         check_fitted_shapes(cls, fitted)
         if "observed_count_" in fitted:  # before the attributes whose setters derive statistics from it
             model.observed_count_ = fitted["observed_count_"]
-        for name in cls._fitted_attributes:
+        compact = bool(cls._compact_attributes) and set(fitted) == set(cls._compact_attributes)
+        for name in cls._compact_attributes if compact else cls._fitted_attributes:
             setattr(model, name, fitted[name])
         if feature_names is not None:
             model.feature_names_in_ = feature_names
         check_fitted_state(model)
     return model
+
+
+def _score_compact(X, table, bias, binarize, threshold, mode, n_threads):
+    """``mode``'s output for validated CSR X under a CompactTable: float64 throughout (the table is small)."""
+    n_samples, n_classes = X.shape[0], bias.shape[0]
+    none = np.empty(0)
+    labels = np.empty(n_samples if mode == Output.ARGMAX else 0, dtype=np.int64)
+    out = np.empty((0, 0) if mode == Output.ARGMAX else (n_samples, n_classes))
+    compact.score_compact(
+        X.data, X.indices, X.indptr, table.indptr, table.classes, table.deviation,
+        np.ascontiguousarray(table.default, dtype=np.float64),
+        none if table.scale is None else np.ascontiguousarray(table.scale, dtype=np.float64),
+        none if table.base is None else np.ascontiguousarray(table.base, dtype=np.float64),
+        bias, binarize, threshold, mode, out, labels, n_threads,
+    )
+    return labels if mode == Output.ARGMAX else out
 
 
 def scores_from_joint_log_likelihood(jll, mode):
@@ -426,6 +482,9 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
     #: with scikit-learn and merging restore models through these.
     #: ``feature_names_in_`` is handled separately (it is optional).
     _fitted_attributes = ("classes_", "n_features_in_")
+    #: The same for a model in compact form (see :meth:`_saved_attributes`), or empty when the
+    #: estimator has none: its statistics without the dense scikit-learn attributes.
+    _compact_attributes = ()
     #: Composite estimators are built from other estimators (MixedNB): the command line cannot make one.
     _composite = False
     #: Name of the class-prior hyperparameter (scikit-learn's GaussianNB calls it ``priors``).
@@ -532,10 +591,37 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
                 if np.shape(value) != expected.shape:
                     raise ValueError(f"{name} has shape {np.shape(value)}, expected {expected.shape}.")
 
+    def _saved_attributes(self):
+        """The attributes that fully determine this fitted model: ``_fitted_attributes``, or
+        ``_compact_attributes`` for a model in compact form (model files of format version 2 store those)."""
+        return type(self)._fitted_attributes
+
+    # ------------------------------------------------------- derived tables
+    def _build_tables(self):
+        """Build the tables predictions need: ``fit`` calls it (``partial_fit`` and merging leave it to the
+        first prediction).  The default builds nothing."""
+
+    def _derived(self, name, build):
+        """The value ``build()`` derived from this model's state, built on first use and kept until
+        :meth:`_forget_derived`, outside the estimator (predicting does not change its state, pickles do
+        not carry it)."""
+        entries = _DERIVED_CACHE.get(self)
+        if entries is None:
+            entries = _DERIVED_CACHE[self] = {}
+        value = entries.get(name)
+        if value is None:
+            value = entries[name] = build()
+        return value
+
+    def _forget_derived(self):
+        """Drop the derived values (the state they came from changed)."""
+        _DERIVED_CACHE.pop(self, None)
+
     # ------------------------------------------------------------ scoring
     def _linear_terms(self):
         """(table (n_features, n_classes), bias (n_classes,), binarize, threshold) of the default ``_score``.
 
+        The table is a dense array or a :class:`~nbfast.naive_bayes._compact.CompactTable`.
         Models whose joint log-likelihood is not linear in (binarized) x
         override ``_score`` instead and leave this raising.
         """
@@ -573,6 +659,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
                 f"{type(self).__name__}'s joint log-likelihood is not linear in x: it cannot be exported as "
                 "(coef, intercept)."
             ) from None
+        if isinstance(table, CompactTable):
+            table = table.toarray()
         return table.T, bias
 
     def _linear_in_binarized_x(self):
@@ -726,6 +814,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         stats = self._init_stats(len(classes), X.shape[1])
         self._accumulate(stats, X, encode_labels(classes, y), sample_weight)
         self._commit(stats, classes, X.shape[1], feature_names)
+        self._build_tables()
         return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -818,6 +907,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         check_scoring_table(table, bias, X.shape[1], len(self.classes_), self._log_prior())
         n_samples = X.shape[0]
         n_threads = effective_n_threads(X.nnz + n_samples * table.shape[1])
+        if isinstance(table, CompactTable):
+            return _score_compact(X, table, bias, binarize, threshold, mode, n_threads)
         # the float32 table serves every argmax, and the posteriors of float32 input only
         wants_single = mode == Output.ARGMAX or (X.dtype == np.float32 and mode != Output.JOINT_LOG_LIKELIHOOD)
         single = self._single_precision(table) if wants_single else None

@@ -15,14 +15,24 @@ Layout: feature j owns ``n_categories_[j] + 1`` consecutive columns, its
 categories then one "unseen" slot.  The slot holds a zero count, so smoothing
 gives it alpha / (N_c + alpha * n_categories_[j]): the probability of a
 category never seen in training (scikit-learn raises IndexError there).
+
+Compact form (many features, few nonzero categories: see
+:mod:`nbfast.naive_bayes._compact`): only the counts of categories v > 0 are
+kept, by column, and category 0's follow from them, N_c0j = N_c - sum_v>0
+N_cjv.  Where class c never saw feature j nonzero, every delta of feature j is
+log(alpha) - log(N_c + alpha): a per-class default; the other (feature, class)
+pairs store the deltas of the feature's categories.
 """
 
 import numbers
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 
 from nbfast._kernels.categories import category_columns, count_bad_codes
+from nbfast._kernels import tables
+from nbfast._kernels.compact import pointer_array, sum_by_class
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import check_counts, check_log_prior, check_missing, check_no_nan
 from nbfast.naive_bayes._base import (
@@ -33,7 +43,8 @@ from nbfast.naive_bayes._base import (
     terms_matrix,
     with_missing_rows,
 )
-from nbfast.naive_bayes._discrete import _BaseDiscreteNB, accumulate_class_counts
+from nbfast.naive_bayes._compact import CompactTable, SparseCounts, counts_shape, fits_compact
+from nbfast.naive_bayes._discrete import _BaseDiscreteNB, accumulate_class_counts, count_classes
 
 # Category codes must fit an int64 exactly once converted from float.
 _MAX_CODE = 2.0**53
@@ -51,6 +62,23 @@ def _seen_columns(n_categories):
     feature = np.repeat(np.arange(len(n_categories)), n_categories)
     category = np.arange(feature.shape[0]) - np.repeat(np.cumsum(n_categories) - n_categories, n_categories)
     return feature, category, _starts(n_categories)[feature] + category
+
+
+def _moved_columns(counts, old, new):
+    """Compact counts of the category columns of layout ``old`` (n_categories) moved to layout ``new``."""
+    counts = counts.settled()
+    feature, category, old_columns = _seen_columns(old)
+    per_column = np.zeros(int(np.sum(new + 1)) + 1, dtype=np.int64)  # the slots hold nothing
+    per_column[_starts(new)[feature] + category + 1] = np.diff(counts.indptr)[old_columns]
+    return SparseCounts(pointer_array(np.cumsum(per_column)), counts.classes, counts.values, counts.n_classes)
+
+
+def _dense_counts(counts, class_count, n_categories):
+    """Stacked dense counts (n_classes, columns) of compact ones: category 0's are N_c - sum_v>0 N_cjv."""
+    dense = counts.toarray()
+    starts = _starts(n_categories)
+    dense[:, starts] = np.maximum(class_count[:, None] - np.add.reduceat(dense, starts, axis=1), 0.0)
+    return dense
 
 
 def check_n_categories(n_categories, n_features):
@@ -79,6 +107,17 @@ def _check_blocks(blocks, n_classes, n_categories, name):
     for j, (block, n) in enumerate(zip(blocks, n_categories)):
         if np.shape(block) != (n_classes, n):
             raise ValueError(f"{name}[{j}] has shape {np.shape(block)}, expected {(n_classes, int(n))}.")
+
+
+class _DenseTables(NamedTuple):
+    """A dense model's tables: the stacked log-probabilities (n_classes, columns), the scoring table of their
+    differences from category 0 (columns, n_classes), its bias sum_j log p(x_j = 0 | c), and whether every
+    log-probability is finite."""
+
+    log_prob: np.ndarray
+    delta_table: np.ndarray
+    log_zero_sum: np.ndarray
+    finite: bool
 
 
 def _csr(data, indices, indptr, shape):
@@ -169,6 +208,9 @@ class CategoricalNB(_BaseDiscreteNB):
     _fitted_attributes = (
         "classes_", "n_features_in_", "class_count_", "n_categories_", "category_count_",
         "class_log_prior_", "feature_log_prob_",
+    )
+    _compact_attributes = (
+        "classes_", "n_features_in_", "class_count_", "n_categories_", "_sparse_category_count", "class_log_prior_",
     )
 
     def __init__(
@@ -271,27 +313,42 @@ class CategoricalNB(_BaseDiscreteNB):
         """Statistics of the union of the models' data (for nbfast.merge): shards may
         have seen different numbers of categories, so counts are padded, then summed."""
         n_categories = np.max([m.n_categories_ for m in models], axis=0)
+        if all(m._is_compact() for m in models):
+            return {
+                "n_categories_": n_categories,
+                "class_count_": np.sum([m.class_count_ for m in models], axis=0),
+                "_category_counts": SparseCounts.sum(
+                    [_moved_columns(m._category_counts, m.n_categories_, n_categories) for m in models]),
+            }
         counts = [np.zeros((len(models[0].classes_), n)) for n in n_categories]
         for model in models:
             for total, block in zip(counts, model.category_count_):
                 total[:, : block.shape[1]] += block
+        stacked = np.zeros((len(models[0].classes_), int(np.sum(n_categories + 1))))
+        stacked[:, _seen_columns(n_categories)[2]] = np.hstack(counts)
         return {
             "n_categories_": n_categories,
             "class_count_": np.sum([m.class_count_ for m in models], axis=0),
-            "category_count_": counts,
+            "_category_counts": stacked,
         }
 
     def _init_stats(self, n_classes, n_features):
         return {
             "class_count_": np.zeros(n_classes),
             "n_categories_": np.zeros(n_features, dtype=np.int64),
-            "_category_counts": np.zeros((n_classes, n_features)),  # only the unseen slots so far
+            "_category_counts": SparseCounts.empty(n_classes, n_features),  # only the unseen slots so far
         }
 
     def _current_stats(self):
-        stats = super()._current_stats()
-        stats["n_categories_"] = self.n_categories_
-        return stats
+        self.class_count_ = np.require(self.class_count_, dtype=np.float64, requirements=["C", "W"])
+        if not isinstance(self._category_counts, SparseCounts):
+            self._category_counts = np.require(self._category_counts, dtype=np.float64, requirements=["C", "W"])
+        return {"class_count_": self.class_count_, "_category_counts": self._category_counts,
+                "n_categories_": self.n_categories_}
+
+    def _has_compact_table(self):
+        # missing values keep a model dense: category 0's counts no longer follow from the others' (N_c - sum_v>0)
+        return bool(self.alpha > 0 or not self.force_alpha) and self.missing == "error"
 
     def _soft_label_accumulator(self, X):
         # Category counts do not take soft labels (the count models' accumulator reads feature_count_).
@@ -305,6 +362,18 @@ class CategoricalNB(_BaseDiscreteNB):
         old = stats["n_categories_"]
         new = np.maximum(np.maximum(old, largest + 1), self._min_categories(n_features))
         counts = stats["_category_counts"]
+        if isinstance(counts, SparseCounts):
+            n_columns = int(np.sum(new + 1))
+            if self._has_compact_table() and fits_compact(
+                    counts.nnz + counts.n_pending + X.nnz, n_classes, n_columns, counting=True):
+                if not np.array_equal(old, new):
+                    counts = _moved_columns(counts, old, new)
+                # the categories v > 0 (category 0 follows from them and the class counts)
+                counts = counts.add(self._category_matrix(X, new), y_index, sample_weight, binarize=True)
+                count_classes(y_index, sample_weight, stats["class_count_"])
+                stats["n_categories_"], stats["_category_counts"] = new, counts
+                return
+            counts = _dense_counts(counts.settled(), stats["class_count_"], old)
         if not np.array_equal(old, new):  # move the counts to the wider layout
             feature, category, old_columns = _seen_columns(old)
             grown = np.zeros((n_classes, int(np.sum(new + 1))))
@@ -344,39 +413,161 @@ class CategoricalNB(_BaseDiscreteNB):
         deltas = values - np.repeat(zero, self.n_categories_ + 1, axis=1)
         return np.hstack([deltas, -zero]) if self._ignores_missing() else deltas
 
-    def _scoring_table(self):
-        """The (rows of the category matrix, n_classes) table scoring reads: with missing values, one row
-        per feature more (built once per fitted table)."""
+    def _scoring_table(self, table):
+        """The (rows of the category matrix, n_classes) table scoring reads, from the model's ``table`` (its
+        ``_linear_terms``): with missing values, one row per feature more (built once per fitted table).  A
+        compact model (fitted with missing="error", then set to "ignore") is scored by its dense tables."""
         if not self._ignores_missing():
-            return self._delta_table
-        return with_missing_rows(self, self._delta_table, lambda: -self._log_prob[:, _starts(self.n_categories_)].T)
+            return table
+        if isinstance(table, CompactTable):
+            return self._derived("missing_scoring",
+                                 lambda: np.ascontiguousarray(self._deltas(self._stacked_log_prob()).T))
+        return with_missing_rows(self, table, lambda: -self._stacked_log_prob()[:, _starts(self.n_categories_)].T)
 
     def _smoothed_log_prob(self, alpha):
         """log((N_cjv + alpha) / (N_c + alpha * n_j)) in the stacked layout, slots included."""
         n_categories = self.n_categories_
         starts, slots = _starts(n_categories), _starts(n_categories) + n_categories
-        smoothed = self._category_counts + alpha
+        smoothed = self._dense_category_counts() + alpha
         smoothed[:, slots] = 0.0
-        log_denominator = np.log(np.add.reduceat(smoothed, starts, axis=1))
+        zero = smoothed[:, starts]
+        smoothed[:, starts] = 0.0
+        rest = np.add.reduceat(smoothed, starts, axis=1)  # sum over the categories v > 0
+        log_denominator = np.log(zero + rest)
         smoothed[:, slots] = alpha
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):
             np.log(smoothed, out=smoothed)
-        smoothed -= np.repeat(log_denominator, n_categories + 1, axis=1)
+            smoothed -= np.repeat(log_denominator, n_categories + 1, axis=1)
+            # category 0, usually most of the class: log(N_0 / (N_0 + rest)) without the cancellation of two
+            # close logs (the same rounding repeated over thousands of features would add up in the bias)
+            smoothed[:, starts] = -np.log1p(rest / zero)
         return smoothed
 
     def _update_feature_log_prob(self, alpha):
+        self._forget_derived()
+        counts, n_classes = self._category_counts, len(self.classes_)
+        if isinstance(counts, SparseCounts):
+            if self._has_compact_table() and fits_compact(counts.nnz + counts.n_pending, n_classes, counts.n_features):
+                self._become_compact(alpha)
+                return
+            counts = self._category_counts = counts.settled()
+            if self._has_compact_table() and fits_compact(counts.nnz, n_classes, counts.n_features):
+                self._become_compact(alpha)
+                return
+            self._category_counts = _dense_counts(counts, self.class_count_, self.n_categories_)
         self._set_log_prob(self._smoothed_log_prob(alpha))
+
+    # ---------------------------------------------------------- compact form
+    def _become_compact(self, alpha):
+        """Drop the dense tables (one attribute: a prediction in another thread sees either form, whole) and
+        derive the compact ones on first use."""
+        self._table_alpha = alpha
+        vars(self).pop("_dense_tables", None)
+
+    def _is_compact(self):
+        return isinstance(vars(self).get("_category_counts"), SparseCounts) and "_dense_tables" not in vars(self)
+
+    def _saved_attributes(self):
+        return self._compact_attributes if self._is_compact() else self._fitted_attributes
+
+    def _build_tables(self):
+        if self._is_compact():
+            self._category_counts = self._category_counts.settled()
+            self._linear_terms()
+
+    def _settled_counts(self):
+        counts = self._category_counts
+        if not isinstance(counts, SparseCounts):
+            raise ValueError("the model's counts are no longer compact (it was refitted while predicting).")
+        return self._derived("settled", counts.settled) if counts.pending else counts
+
+    def _dense_category_counts(self):
+        """The stacked dense counts, materialized (and kept until the model changes) for a compact model."""
+        counts = self._category_counts
+        if not isinstance(counts, SparseCounts):
+            return counts
+        return self._derived("dense_counts", lambda: _dense_counts(self._settled_counts(), self.class_count_,
+                                                                    self.n_categories_))
+
+    def _table_alpha_now(self):
+        alpha = vars(self).get("_table_alpha")
+        return self._check_alpha(self.n_features_in_) if alpha is None else alpha
+
+    @property
+    def _sparse_category_count(self):
+        """The compact counts of categories v > 0, ``(indptr, classes, values)`` by stacked column."""
+        if not self._is_compact():
+            raise AttributeError("'CategoricalNB' object has no attribute '_sparse_category_count'")
+        return self._settled_counts().arrays()
+
+    @_sparse_category_count.setter
+    def _sparse_category_count(self, arrays):
+        if not self._has_compact_table():
+            raise ValueError(f"CategoricalNB with alpha={self.alpha!r} has no compact tables.")
+        n_categories = check_n_categories(self.n_categories_, self.n_features_in_)
+        self._category_counts = SparseCounts.from_arrays(arrays, len(self.classes_), int(np.sum(n_categories + 1)))
+        vars(self).pop("_table_alpha", None)
+        self._forget_derived()
+
+    def _compact_terms(self):
+        """(CompactTable over the stacked columns, bias without the prior) of a compact model.
+
+        delta[(j, v), c] = log(N_cjv + alpha) - log(N_c0j + alpha) for v >= 1 (the slot included);
+        where class c has no count in feature j (N_c0j = N_c), that is log(alpha) - log(N_c + alpha),
+        the default.  The bias is sum_j log p(x_j = 0 | c).
+        """
+        counts, alpha = self._settled_counts(), float(self._table_alpha_now())
+        n_categories, n_classes = self.n_categories_, counts.n_classes
+        if counts.n_features != int(np.sum(n_categories + 1)) or self.class_count_.shape != (n_classes,):
+            raise ValueError("the category counts do not match n_categories_ and class_count_ (the model was "
+                             "refitted while predicting).")
+        starts = _starts(n_categories)
+        column_feature = np.repeat(np.arange(n_categories.shape[0]), n_categories + 1)
+        class_count = self.class_count_
+        log_all = np.log(class_count + alpha)
+        default = np.log(alpha) - log_all
+        # (feature, class) pairs with counts, in order, and their sums P_cj (so N_c0j = N_c - P_cj)
+        keys = column_feature[counts.features()] * n_classes + counts.classes
+        order = np.argsort(keys, kind="stable")
+        first = np.flatnonzero(np.r_[True, keys[order][1:] != keys[order][:-1]]) if keys.size else keys
+        present = np.add.reduceat(counts.values[order], first) if keys.size else counts.values
+        pair_feature, pair_class = np.divmod(keys[order][first], n_classes)
+        log_zero = np.log(np.maximum(class_count[pair_class] - present, 0.0) + alpha)
+        # bias: sum_j [log(N_c0j + alpha) - log(N_c + alpha n_j)], the n_j grouped by value, each term as
+        # [log(N_c + alpha) - log(N_c + alpha n_j)] (small, by log1p) + [log(N_c0j + alpha) - log(N_c + alpha)]
+        sizes, how_many = np.unique(n_categories, return_counts=True)
+        bias = -np.log1p(alpha * (sizes - 1.0) / (class_count[:, None] + alpha)) @ how_many
+        bias += sum_by_class(pair_class.astype(np.int32), log_zero - log_all[pair_class], n_classes)
+        # the table: each pair's classes on every category column v >= 1 of its feature
+        pairs_per_feature = np.bincount(pair_feature, minlength=n_categories.shape[0])
+        per_column = np.where(np.arange(column_feature.shape[0]) == starts[column_feature], 0,
+                              pairs_per_feature[column_feature])
+        indptr = np.zeros(per_column.shape[0] + 1, dtype=np.int64)
+        np.cumsum(per_column, out=indptr[1:])
+        entry_column = np.repeat(np.arange(per_column.shape[0]), per_column)
+        pair_start = np.cumsum(pairs_per_feature) - pairs_per_feature
+        pair = pair_start[column_feature[entry_column]] + np.arange(entry_column.shape[0]) - indptr[entry_column]
+        classes = pair_class[pair].astype(np.int32)
+        # N_cjv of each entry: found among the counts (sorted by column, then class), else 0
+        stored = counts.features().astype(np.int64) * n_classes + counts.classes
+        wanted = entry_column * n_classes + classes
+        at = np.minimum(np.searchsorted(stored, wanted), max(stored.shape[0] - 1, 0))
+        found = stored[at] == wanted if stored.size else np.zeros(wanted.shape, dtype=bool)
+        count = np.where(found, counts.values[at] if stored.size else 0.0, 0.0)
+        deviation = np.log(count + alpha) - log_zero[pair] - default[classes]
+        return CompactTable(pointer_array(indptr), classes, deviation, default), bias
 
     def _set_log_prob(self, log_prob):
         """Install the stacked log-probabilities and derive the scoring terms."""
-        self._log_prob = log_prob
         n_categories = self.n_categories_
         log_zero = log_prob[:, _starts(n_categories)]
-        self._log_zero_sum = log_zero.sum(axis=1)
+        # a sum over every feature: compensated, so that it does not drift with many features
+        log_zero_sum = tables.column_sums(np.ascontiguousarray(log_zero.T), tables.Terms.VALUES,
+                                          effective_n_threads(log_zero.size))
         with np.errstate(invalid="ignore"):
-            self._delta_table = np.ascontiguousarray((log_prob - np.repeat(log_zero, n_categories + 1, axis=1)).T)
+            delta_table = np.ascontiguousarray((log_prob - np.repeat(log_zero, n_categories + 1, axis=1)).T)
         # alpha = 0 can leave log p = -inf, and -inf - (-inf) is NaN: scored separately.
-        self._finite = bool(np.all(np.isfinite(log_prob)))
+        self._dense_tables = _DenseTables(log_prob, delta_table, log_zero_sum, bool(np.all(np.isfinite(log_prob))))
 
     # ---------------------------------------------------------- public lists
     def _blocks(self, stacked):
@@ -405,37 +596,52 @@ class CategoricalNB(_BaseDiscreteNB):
 
     @property
     def category_count_(self):
-        """Weighted sample counts per class and category, one (n_classes, n_categories_[j]) array per feature."""
-        try:
-            return self._blocks(self._category_counts)
-        except AttributeError:
-            raise AttributeError("'CategoricalNB' object has no attribute 'category_count_'") from None
+        """Weighted sample counts per class and category, one (n_classes, n_categories_[j]) array per feature.
+
+        Of a compact model, materialized on first access (and kept until the model changes).
+        """
+        if "_category_counts" not in vars(self):
+            raise AttributeError("'CategoricalNB' object has no attribute 'category_count_'")
+        return self._blocks(self._dense_category_counts())
 
     @category_count_.setter
     def category_count_(self, value):
         n_categories = check_n_categories(self.n_categories_, self.n_features_in_)
         n_classes = len(self.classes_)
         _check_blocks(value, n_classes, n_categories, "category_count_")  # before the allocation they back
+        if self._is_compact():  # as in scikit-learn, the parameters stay those of the last fit
+            self._set_log_prob(self._smoothed_log_prob(self._table_alpha_now()))
         self._category_counts = self._stacked(value, np.zeros((n_classes, int(np.sum(n_categories + 1)))))
+        self._forget_derived()
 
     @property
     def feature_log_prob_(self):
-        """log P(x_j = v | y), one (n_classes, n_categories_[j]) array per feature."""
-        try:
-            return self._blocks(self._log_prob)
-        except AttributeError:
-            raise AttributeError("'CategoricalNB' object has no attribute 'feature_log_prob_'") from None
+        """log P(x_j = v | y), one (n_classes, n_categories_[j]) array per feature.
+
+        Of a compact model, materialized on first access (and kept until the model changes).
+        """
+        if "_dense_tables" not in vars(self) and not self._is_compact():
+            raise AttributeError("'CategoricalNB' object has no attribute 'feature_log_prob_'")
+        return self._blocks(self._stacked_log_prob())
+
+    def _stacked_log_prob(self):
+        """The stacked log-probabilities: installed, or derived from a compact model's counts on first use."""
+        dense = vars(self).get("_dense_tables")
+        if dense is not None:
+            return dense.log_prob
+        return self._derived("log_prob", lambda: self._smoothed_log_prob(self._table_alpha_now()))
 
     @feature_log_prob_.setter
     def feature_log_prob_(self, value):
         n_categories = check_n_categories(self.n_categories_, self.n_features_in_)
         _check_blocks(value, len(self.classes_), n_categories, "feature_log_prob_")
-        if np.shape(self._category_counts) != (len(self.classes_), int(np.sum(n_categories + 1))):
+        if counts_shape(self._category_counts) != (len(self.classes_), int(np.sum(n_categories + 1))):
             raise ValueError("set category_count_ (for the current n_categories_) before feature_log_prob_.")
         # The unseen slots are derived from the counts and alpha.
         log_prob = self._stacked(value, self._smoothed_log_prob(self._check_alpha(self.n_features_in_)))
         check_no_nan(log_prob, "feature_log_prob_")
         self._set_log_prob(log_prob)
+        self._forget_derived()
 
     # ---------------------------------------------------------- scoring
     @classmethod
@@ -444,21 +650,31 @@ class CategoricalNB(_BaseDiscreteNB):
 
     @classmethod
     def _fitted_shapes(cls, fitted, n_classes, n_features):
+        # a compact model's _sparse_category_count is checked by its setter (SparseCounts.from_arrays)
         blocks = [(n_classes, int(n)) for n in check_n_categories(fitted["n_categories_"], n_features)]
-        return {"class_count_": (n_classes,), "class_log_prior_": (n_classes,), "n_categories_": (n_features,),
-                "category_count_": blocks, "feature_log_prob_": blocks}
+        shapes = {"class_count_": (n_classes,), "class_log_prior_": (n_classes,), "n_categories_": (n_features,),
+                  "category_count_": blocks, "feature_log_prob_": blocks}
+        return {name: shape for name, shape in shapes.items() if name in fitted}
 
     def _validate_fitted(self):
         _BaseNB._validate_fitted(self)  # its table has a row per category, not per feature
-        n_classes = len(self.classes_)
+        n_classes, compact = len(self.classes_), self._is_compact()
         width = int(np.sum(check_n_categories(self.n_categories_, self.n_features_in_) + 1))
-        for name, shape in (("_category_counts", (n_classes, width)), ("_log_prob", (n_classes, width)),
-                            ("_delta_table", (width, n_classes)), ("class_log_prior_", (n_classes,))):
-            if np.shape(getattr(self, name)) != shape:
-                raise ValueError(f"{name.lstrip('_')} has shape {np.shape(getattr(self, name))}, expected {shape}.")
+        counts = self._category_counts
+        if counts_shape(counts) != (n_classes, width):
+            raise ValueError(f"category_counts has shape {counts_shape(counts)}, expected {(n_classes, width)}.")
+        dense = None if compact else self._dense_tables
+        arrays = [("class_log_prior_", self.class_log_prior_, (n_classes,))]
+        if not compact:
+            arrays += [("log_prob", dense.log_prob, (n_classes, width)), ("delta_table", dense.delta_table,
+                                                                           (width, n_classes))]
+        for name, value, shape in arrays:
+            if np.shape(value) != shape:
+                raise ValueError(f"{name} has shape {np.shape(value)}, expected {shape}.")
         check_counts(self.class_count_, "class_count_")
-        check_counts(self._category_counts, "category_count_")
-        check_no_nan(self._log_prob, "feature_log_prob_")
+        check_counts(counts.values if isinstance(counts, SparseCounts) else counts, "category_count_")
+        for values in self._linear_terms()[0].arrays() if compact else (dense.log_prob,):
+            check_no_nan(values, "feature_log_prob_")
         check_log_prior(self.class_log_prior_, "class_log_prior_")
 
     def _linear_export(self):
@@ -468,19 +684,23 @@ class CategoricalNB(_BaseDiscreteNB):
         )
 
     def _linear_terms(self):
-        return self._delta_table, self.class_log_prior_ + self._log_zero_sum, False, 0.0
+        dense = vars(self).get("_dense_tables")  # read once: a refit in another thread replaces it whole
+        if dense is None:
+            table, bias = self._derived("scoring", self._compact_terms)
+            return table, self.class_log_prior_ + bias, False, 0.0
+        return dense.delta_table, self.class_log_prior_ + dense.log_zero_sum, False, 0.0
 
     def _pair_terms(self, X, first, second):
         # entry k of the category matrix is entry k of X, moved to its category's column
-        bias = self._linear_terms()[1]
-        terms, constant = pair_terms(self._category_matrix(X, self.n_categories_), self._scoring_table(), bias, first,
-                                     second)
+        table, bias = self._linear_terms()[:2]
+        terms, constant = pair_terms(self._category_matrix(X, self.n_categories_), self._scoring_table(table), bias,
+                                     first, second)
         return terms_matrix(X, terms), constant
 
     def _feature_scores(self):
         # the linear model on the one-hot encoding: a term per (feature, category)
         feature, category, columns = _seen_columns(self.n_categories_)
-        return contrast(self._log_prob[:, columns]), feature, category
+        return contrast(self._stacked_log_prob()[:, columns]), feature, category
 
     def _score(self, X, mode):
         # n_categories_ is checked where it is assigned; here its length: the kernel reads n_j for every feature j
@@ -489,19 +709,21 @@ class CategoricalNB(_BaseDiscreteNB):
         if n_categories.shape != (X.shape[1],):
             raise ValueError(f"n_categories_ has shape {n_categories.shape}, expected ({X.shape[1]},).")
         categories = self._category_matrix(X, n_categories)
-        if self._finite:
-            return self._score_linear(categories, mode, self._scoring_table(), *self._linear_terms()[1:])
-        return self._score_with_impossible_categories(categories, mode)
+        dense = vars(self).get("_dense_tables")  # read once: a refit in another thread replaces it whole
+        if dense is not None and not dense.finite:
+            return self._score_with_impossible_categories(categories, mode, dense.log_prob)
+        table, bias = self._linear_terms()[:2]
+        return self._score_linear(categories, mode, self._scoring_table(table), bias, False, 0.0)
 
-    def _score_with_impossible_categories(self, categories, mode):
+    def _score_with_impossible_categories(self, categories, mode, log_prob):
         """Exact scores when some log p(x_j = v | c) is -inf (alpha = 0).
 
         The finite part and the number of impossible categories of each row are
         both linear in the same stacked matrix; a class with at least one
         impossible category scores -inf.
         """
-        impossible = np.isneginf(self._log_prob)
-        finite = np.where(impossible, 0.0, self._log_prob)
+        impossible = np.isneginf(log_prob)
+        finite = np.where(impossible, 0.0, log_prob)
         starts = _starts(self.n_categories_)
         jll = categories @ self._deltas(finite).T
         jll += self.class_log_prior_ + finite[:, starts].sum(axis=1)

@@ -2,7 +2,8 @@
 
 Models are described generically through the estimator contract: parameters
 come from ``get_params(deep=False)`` and the fitted state from the attributes
-named in ``_fitted_attributes``, set back in that order.  Values may be None,
+named by ``_saved_attributes()`` (``_fitted_attributes``, or for a model in
+compact form ``_compact_attributes``: format version 2), set back in that order.  Values may be None,
 bools, numbers, strings, numpy scalars and arrays, lists, tuples, dicts with
 string keys, and nbfast estimators (fitted or not) nested anywhere inside them:
 a composite model such as MixedNB contributes its parts by holding them in a
@@ -25,17 +26,18 @@ _MODEL_KEYS = {"class", "params", "fitted", "feature_names_in_"}
 
 
 def _is_fitted(model):
-    present = [hasattr(model, name) for name in type(model)._fitted_attributes]
+    names = model._saved_attributes()
+    present = [hasattr(model, name) for name in names]
     if any(present) and not all(present):
-        missing = [n for n, p in zip(type(model)._fitted_attributes, present) if not p]
+        missing = [n for n, p in zip(names, present) if not p]
         raise ValueError(f"{type(model).__name__} is partially fitted: it lacks {missing}.")
     return all(present)
 
 
 def _stored_attributes(model):
-    """The fitted attributes a file holds for ``model``: ``_fitted_attributes``, and ``observed_count_`` when the
-    model was fitted with missing values."""
-    return type(model)._fitted_attributes + (("observed_count_",) if "observed_count_" in vars(model) else ())
+    """The fitted attributes a file holds for ``model``: ``_saved_attributes()`` (``_fitted_attributes``, or a
+    compact model's), and ``observed_count_`` when the model was fitted with missing values (never compact)."""
+    return model._saved_attributes() + (("observed_count_",) if "observed_count_" in vars(model) else ())
 
 
 def _stored_size(value):
@@ -49,12 +51,12 @@ def _stored_size(value):
     return 0
 
 
-def _check_size(fitted):
-    """Every Naive Bayes model has parameters per (class, feature): the arrays actually stored bound
-    n_features_in_ before any shape is built from it."""
+def _check_size(fitted, compact):
+    """Every Naive Bayes model has parameters per (class, feature), a compact one at least a pointer per
+    feature: the arrays actually stored bound n_features_in_ before any shape is built from it."""
     classes, n_features = fitted.get("classes_"), fitted.get("n_features_in_")
     if isinstance(classes, np.ndarray) and isinstance(n_features, int) and not isinstance(n_features, bool):
-        if _stored_size(list(fitted.values())) < len(classes) * n_features:
+        if _stored_size(list(fitted.values())) < (n_features if compact else len(classes) * n_features):
             raise ValueError(f"{len(classes)} classes and n_features_in_={n_features} do not fit the stored arrays.")
 
 
@@ -148,15 +150,17 @@ class _Decoder:
         params = {k: self.value(v) for k, v in spec["params"].items()}
         fitted = spec.get("fitted")
         if fitted is not None:
+            compact = isinstance(fitted, dict) and bool(cls._compact_attributes) and \
+                set(fitted) == set(cls._compact_attributes)
             optional = {"observed_count_"} if cls._keeps_observed_count else set()
-            if not isinstance(fitted, dict) or not set(cls._fitted_attributes) <= set(fitted) <= \
-                    set(cls._fitted_attributes) | optional:
+            if not isinstance(fitted, dict) or not (compact or set(cls._fitted_attributes) <= set(fitted) <=
+                                                    set(cls._fitted_attributes) | optional):
                 have = sorted(fitted) if isinstance(fitted, dict) else fitted
                 raise ModelFormatError(
                     f"{cls.__name__} needs the fitted attributes {list(cls._fitted_attributes)}, the file has {have}."
                 )
             fitted = {k: self.value(v) for k, v in fitted.items()}
-            _check_size(fitted)
+            _check_size(fitted, compact)
         names = spec.get("feature_names_in_")
         return rebuild(cls, params, fitted, None if names is None else self.value(names))
 

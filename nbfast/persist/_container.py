@@ -1,6 +1,6 @@
 """The model file container: magic, header length and checksum, a JSON header, 64-byte aligned arrays.
 
-Layout (format version 1, integers little-endian)::
+Layout (format versions 1 and 2, integers little-endian)::
 
     offset 0     8 bytes   magic  b"\\x89NBFAST\\n"
     offset 8     8 bytes   header length H (uint64)
@@ -11,7 +11,9 @@ Layout (format version 1, integers little-endian)::
                            at a 64-byte-aligned offset, zero padding in between
 
 This module knows bytes, JSON and arrays, not models: :mod:`nbfast.persist._codec`
-turns models into the header's description and back.
+turns models into the header's description and back.  Version 2 keeps this
+layout and adds models in compact form (their statistics by feature instead of
+the dense scikit-learn attributes); every version-1 file reads as before.
 """
 
 import hashlib
@@ -25,7 +27,7 @@ import sys
 import numpy as np
 
 #: Version of the file layout written by :func:`save`.
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 MAGIC = b"\x89NBFAST\n"
 _FORMAT_NAME = "nbfast-model"
 _PREAMBLE = struct.Struct("<8sQ32s")  # magic, header length, sha256 of the header

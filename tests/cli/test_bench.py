@@ -13,7 +13,7 @@ from nbfast.cli.bench import _harness
 from nbfast.cli.bench import estimators as bench
 
 #: Written out, not read from nbfast.bench (test_estimators_are_looked_up_by_name checks them).
-OPERATIONS = ["fit", "partial_fit", "predict", "predict_proba"]
+OPERATIONS = ["fit", "fit+predict", "partial_fit", "predict", "predict_proba"]
 TINY = ["bench", "--n-samples", "300", "--n-features", "64", "--n-classes", "3", "--repeats", "1", "--batch-size", "100"]
 
 
@@ -49,6 +49,29 @@ def test_bench_table_and_plot(tmp_path, capsys):
         assert f"{name:<14}float64  predict_proba  nbfast" in out
     assert "speed-up" in out and "x bound" in out and "agreement with scikit-learn" in out
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("corpus", ["hashed", "frequency"])
+def test_bench_corpora_and_model_memory(corpus, capsys):
+    pytest.importorskip("sklearn")
+    tiny = ["bench", "--corpus", corpus, "--n-samples", "300", "--n-features", "65536", "--n-classes", "5",
+            "--repeats", "1", "--estimator", "MultinomialNB"]
+    assert main(tiny + ["--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["corpus"]["name"] == corpus and report["batch_size"] == 30  # ten batches
+    rows = report["results"]
+    assert {r["operation"] for r in rows} == set(bench.OPERATIONS) and "fit+predict" in bench.OPERATIONS
+    assert all(r["model_bytes"] > 0 for r in rows)
+    ratios = [r["memory_ratio"] for r in rows if r["library"] == "nbfast"]
+    assert all(ratio > (1 if corpus == "hashed" else 0) for ratio in ratios)  # compact: smaller than scikit-learn's
+    assert main(tiny) == 0
+    out = capsys.readouterr().out
+    assert f"{corpus} corpus: 300 documents" in out and "model MiB" in out and "MultinomialNB " in out
+
+
+def test_bench_unknown_corpus_exits_2(capsys):
+    assert main(TINY + ["--corpus", "nosuch"]) == 2
+    assert "argument --corpus: invalid choice: 'nosuch'" in capsys.readouterr().err
 
 
 def test_bench_threads_limit_is_reported(capsys):
@@ -151,6 +174,7 @@ def test_bench_text_threads_limit_is_reported(capsys):
         (["--estimator", "BernoulliNB"], "--estimator: not an option of --text"),
         (["--dtype", "float32", "--plot", "x.png"], "--dtype, --plot: not an option of --text"),
         (["--batch-size", "10"], "--batch-size"),
+        (["--corpus", "hashed"], "--corpus"),
         (["--repeats", "0"], "--repeats"),
         (["--n-samples", "1"], "--n-samples"),
         (["--threads", "0"], "--threads"),

@@ -349,8 +349,8 @@ BAD_FILES = {
     "bit-flip-header-padding": (lambda raw: _flip(raw, _layout(raw)[3] - 1), "padding"),
     "bit-flip-data": (lambda raw: _flip(raw, len(raw) - 9), "data checksum"),
     "newer-format-version": (
-        lambda raw: _with_header(raw, lambda h: h.update(format_version=2)),
-        r"format version 2 .* up to 1: upgrade nbfast",
+        lambda raw: _with_header(raw, lambda h: h.update(format_version=persist.FORMAT_VERSION + 1)),
+        rf"format version {persist.FORMAT_VERSION + 1} .* up to {persist.FORMAT_VERSION}: upgrade nbfast",
     ),
     "zero-format-version": (lambda raw: _with_header(raw, lambda h: h.update(format_version=0)), "format version 0"),
     "other-format": (lambda raw: _with_header(raw, lambda h: h.update(format="npz")), "does not describe a model"),

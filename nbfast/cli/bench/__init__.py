@@ -14,12 +14,20 @@ def add_arguments(parser):
         help="time raw text instead: HashingVectorizer.transform, and raw text to labels with a "
         "HashingVectorizer + MultinomialNB pipeline",
     )
-    parser.add_argument("--n-samples", type=positive_int, help="documents (default 1000000; 200000 with --text)")
     parser.add_argument(
-        "--n-features", type=positive_int, help="vocabulary size, or hashed features with --text (default 262144; 1048576 "
-        "with --text)",
+        "--n-samples", type=positive_int, help="documents (default 1000000; 50000 with --corpus hashed, 200000 with "
+        "--text)",
     )
-    parser.add_argument("--n-classes", type=positive_int, default=20, help="number of classes (default 20)")
+    parser.add_argument(
+        "--n-features", type=positive_int, help="vocabulary size, or hashed features with --text (default 262144; "
+        "1048576 with --corpus hashed or --text)",
+    )
+    parser.add_argument(
+        "--corpus", choices=list(estimators.CORPORA), help="documents to time the estimators on: default (1M x 2^18, "
+        "20 classes), hashed (50,000 short documents x 2^20 features, 50 classes) or frequency (the default corpus, "
+        "its vocabulary numbered by frequency); --n-samples, --n-features and --n-classes change its size",
+    )
+    parser.add_argument("--n-classes", type=positive_int, help="number of classes (default 20; 50 with --corpus hashed)")
     parser.add_argument(
         "--dtype", nargs="+", choices=["float64", "float32"], help="dtype(s) of X, for both libraries (default float64)"
     )
@@ -29,7 +37,9 @@ def add_arguments(parser):
         help="threads for both libraries (nbfast's OpenMP and the BLAS); default: all cores",
     )
     parser.add_argument("--repeats", type=positive_int, default=3, help="timed runs per operation, median reported (default 3)")
-    parser.add_argument("--batch-size", type=positive_int, help="rows per partial_fit call (default 100000)")
+    parser.add_argument(
+        "--batch-size", type=positive_int, help="rows per partial_fit call (default: a tenth of the corpus)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="corpus seed (default 0)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
     parser.add_argument(

@@ -1,14 +1,23 @@
 """``nbfast bench``: nbfast against scikit-learn, side by side in one process on the same data.
 
-Every operation (fit, partial_fit, predict, predict_proba) runs once as a
-warm-up under ``tracemalloc`` (numpy reports its allocations there, so this is
-the peak memory the call allocates), then ``--repeats`` times for the median
-time.  Models are fitted and used for one single-row prediction before their
-predict and predict_proba are timed, as in a service that scores batch after
-batch (nbfast builds its float32 scoring table on the first float32
-prediction).  The physical bound of a kernel is the time to stream X once from memory:
-the bytes of its data, indices and indptr over a memory bandwidth measured in
-the same process by timing a large numpy copy.
+Every operation (fit, fit then the first predict, partial_fit in batches,
+predict, predict_proba) runs once as a warm-up under ``tracemalloc`` (numpy
+reports its allocations there, so this is the peak memory the call allocates),
+then ``--repeats`` times for the median time.  Models are fitted and used for
+one single-row prediction before their predict and predict_proba are timed, as
+in a service that scores batch after batch (nbfast builds its float32 scoring
+table on the first prediction); "fit+predict" times that first prediction, on
+all of X, with the fit.  The model's memory is the bytes of the arrays a fitted
+model holds after predicting (:func:`nbfast.naive_bayes._base.held_nbytes`).
+The physical bound of a kernel is the time to stream X once from memory: the
+bytes of its data, indices and indptr over a memory bandwidth measured in the
+same process by timing a large numpy copy.
+
+``--corpus`` chooses the documents (:data:`CORPORA`): ``default`` (1M
+documents x 2^18 features, 20 classes), ``hashed`` (a modest corpus over a
+large hashed vocabulary: 50,000 short documents x 2^20 features, 50 classes)
+or ``frequency`` (the default corpus with its vocabulary numbered by
+frequency, the most frequent words at the lowest indices).
 """
 
 import json
@@ -40,8 +49,17 @@ from nbfast.cli.bench._harness import (
 )
 from nbfast.datasets import make_documents
 from nbfast.naive_bayes import ESTIMATORS
+from nbfast.naive_bayes._base import held_nbytes
 
-OPERATIONS = ("fit", "partial_fit", "predict", "predict_proba")
+OPERATIONS = ("fit", "fit+predict", "partial_fit", "predict", "predict_proba")
+#: --corpus: the defaults of the corpus options, and the other make_documents keywords.
+CORPORA = {
+    "default": ({"n_samples": 1_000_000, "n_features": 2**18, "n_classes": 20}, {}),
+    "hashed": ({"n_samples": 50_000, "n_features": 2**20, "n_classes": 50}, {"mean_length": 40}),
+    "frequency": ({"n_samples": 1_000_000, "n_features": 2**18, "n_classes": 20}, {"ordered_by_frequency": True}),
+}
+#: partial_fit is timed over this many batches unless --batch-size says otherwise.
+N_BATCHES = 10
 #: The estimators benchmarked: every registered one but the composites (MixedNB, CalibratedNB), built of the others.
 BENCHED = {name: cls for name, cls in ESTIMATORS.items() if not cls._composite}
 #: Estimators that take dense input: they are timed on the first DENSE_FEATURES
@@ -49,17 +67,17 @@ BENCHED = {name: cls for name, cls in ESTIMATORS.items() if not cls._composite}
 DENSE_ESTIMATORS = ("GaussianNB", "CategoricalNB")
 DENSE_FEATURES = 64
 _LIBRARIES = ("nbfast", "scikit-learn")
-# Defaults of the options of the estimator benchmark; --text has its own corpus size and refuses the others.
-ESTIMATOR_DEFAULTS = {
-    "n_samples": 1_000_000, "n_features": 2**18, "dtype": ["float64"], "estimator": ["MultinomialNB"],
-    "batch_size": 100_000,
-}  # fmt: skip
+# Defaults of the options of the estimator benchmark (and CORPORA's of the corpus); --text has its own
+# corpus size and refuses the others.
+ESTIMATOR_DEFAULTS = {"corpus": "default", "dtype": ["float64"], "estimator": ["MultinomialNB"]}
 
 
 def operation_calls(cls, operation, X, y, classes, batch_size):
     """A zero-argument callable performing ``operation`` with a fresh or fitted ``cls`` instance."""
     if operation == "fit":
         return lambda: cls().fit(X, y)
+    if operation == "fit+predict":
+        return lambda: cls().fit(X, y).predict(X)
     if operation == "partial_fit":
 
         def stream():
@@ -81,6 +99,13 @@ def bench_estimator(name, X, y, args, bandwidth):
     classes = np.unique(y)
     n_samples, nnz = X.shape[0], (X.size if isinstance(X, np.ndarray) else X.nnz)
     bound = input_bytes(X) / bandwidth
+    model_bytes = {}
+    for library, cls in implementations.items():
+        if cls is not None:
+            model = cls().fit(X, y)
+            model.predict(X[:1])
+            model_bytes[library] = held_nbytes(model)
+            del model
     rows = []
     for operation in OPERATIONS:
         calls = {
@@ -92,8 +117,11 @@ def bench_estimator(name, X, y, args, bandwidth):
         for row in pair:
             row["nnz_per_s"] = nnz / row["seconds"]
             row["bound_ratio"] = row["seconds"] / bound
+            row["model_bytes"] = model_bytes[row["library"]]
         if len(outputs) == 2 and operation in ("predict_proba", "predict"):
             pair[0]["agreement"] = agreement_of(operation, *outputs.values())
+        if len(pair) == 2:
+            pair[0]["memory_ratio"] = model_bytes["scikit-learn"] / model_bytes["nbfast"]
         rows.extend(pair)
     return rows
 
@@ -145,7 +173,9 @@ def corpus_for(name, X):
 
 
 def _check_args(args):
-    check_common_args(args, ESTIMATOR_DEFAULTS)
+    check_common_args(args, {**ESTIMATOR_DEFAULTS, **CORPORA[args.corpus or "default"][0]})
+    if args.batch_size is None:
+        args.batch_size = -(-args.n_samples // N_BATCHES)
     available = BENCHED
     names = list(available) if args.estimator == ["all"] else args.estimator
     unknown = [n for n in names if n not in available]
@@ -165,14 +195,16 @@ def run(args):
     log = sys.stderr if args.json else sys.stdout
     with thread_limit(args.threads):
         n_threads = effective_n_threads()
-        print(f"Generating {args.n_samples:,} documents x {args.n_features:,} features, {args.n_classes} classes ...",
-              file=log, flush=True)
-        X64, y = make_documents(args.n_samples, args.n_features, args.n_classes, random_state=args.seed)
+        print(f"Generating the {args.corpus} corpus: {args.n_samples:,} documents x {args.n_features:,} features, "
+              f"{args.n_classes} classes ...", file=log, flush=True)
+        X64, y = make_documents(args.n_samples, args.n_features, args.n_classes, random_state=args.seed,
+                                **CORPORA[args.corpus][1])
         bandwidth = measure_bandwidth()
         report = {
             "machine": machine_info(bandwidth, n_threads),
-            "corpus": {"n_samples": args.n_samples, "n_features": args.n_features, "n_classes": args.n_classes,
-                       "nnz": int(X64.nnz), "seed": args.seed},
+            "corpus": {"name": args.corpus, "n_samples": args.n_samples, "n_features": args.n_features,
+                       "n_classes": args.n_classes, "nnz": int(X64.nnz), "seed": args.seed},
+            "batch_size": args.batch_size,
             "repeats": args.repeats, "results": [],
         }
         for dtype in args.dtype:
@@ -200,8 +232,9 @@ def print_table(report):
     """Print the results as a plain-text table."""
     machine, corpus = report["machine"], report["corpus"]
     print(
-        f"\n{corpus['n_samples']:,} documents x {corpus['n_features']:,} features, {corpus['n_classes']} classes, "
-        f"{corpus['nnz']:,} nonzeros; {machine['threads']} thread(s) of {machine['nproc']} cores ({machine['cpu']}); "
+        f"\n{corpus['name']} corpus: {corpus['n_samples']:,} documents x {corpus['n_features']:,} features, "
+        f"{corpus['n_classes']} classes, {corpus['nnz']:,} nonzeros; partial_fit in batches of "
+        f"{report['batch_size']:,}; {machine['threads']} thread(s) of {machine['nproc']} cores ({machine['cpu']}); "
         f"memory bandwidth {machine['bandwidth_bytes_per_s'] / 1e9:.1f} GB/s (numpy copy); "
         f"median of {report['repeats']} runs\n"
     )
@@ -209,12 +242,17 @@ def print_table(report):
         column("estimator", "<14"), column("dtype", "<9"), column("operation", "<15"), LIBRARY, SECONDS, DOCS_PER_S,
         column("nnz/s", ">10", lambda r: _si(r["nnz_per_s"])), PEAK_MIB, SPEEDUP,
         column("x bound", ">9", lambda r: f"{r['bound_ratio']:.0f}" if r["library"] == "nbfast" else ""),
+        column("model MiB", ">11", lambda r: f"{r['model_bytes'] / 2**20:.1f}"),
     ])  # fmt: skip
     print(
         "\nspeed-up: scikit-learn's median time over nbfast's; x bound: nbfast's time over the time to stream "
         "X (data + indices + indptr) once at the measured bandwidth; peak MiB: numpy allocations during one call "
-        "(tracemalloc)."
+        "(tracemalloc); model MiB: the arrays a fitted model holds after predicting."
     )
+    memory = {r["estimator"]: r["memory_ratio"] for r in report["results"] if "memory_ratio" in r}
+    if memory:
+        print("\nmodel arrays, scikit-learn's over nbfast's: "
+              + ", ".join(f"{name} {ratio:.1f}x" for name, ratio in memory.items()))
     checked = [r for r in report["results"] if "agreement" in r]
     if checked:
         print("\nagreement with scikit-learn:")

@@ -56,10 +56,10 @@ VOCABULARY_VECTORIZERS = ("CountVectorizer", "TfidfVectorizer")
 #: (vectorizer, estimator) of the pipelines timed from raw text to labels, train + predict.
 TRAIN_PREDICT_PIPELINES = (("TfidfVectorizer", "MultinomialNB"), ("TfidfVectorizer", "ComplementNB"))
 PIPELINE_OPERATIONS = ("predict", "predict_proba")
-DEFAULTS = {"n_samples": 200_000, "n_features": 2**20}
+DEFAULTS = {"n_samples": 200_000, "n_features": 2**20, "n_classes": 20}
 # Options of the estimator benchmark, refused with --text: (attribute, flag).
 ESTIMATOR_OPTIONS = (("estimator", "--estimator"), ("dtype", "--dtype"), ("batch_size", "--batch-size"),
-                     ("plot", "--plot"))
+                     ("plot", "--plot"), ("corpus", "--corpus"))
 
 
 def run(args):

@@ -1,0 +1,264 @@
+"""The compact representation of the count models (MultinomialNB, BernoulliNB, ComplementNB, PoissonNB and
+CategoricalNB): statistics and scoring tables that cost what the data holds.
+
+With a large vocabulary (hashed text: 2^20 features) and a modest corpus, most
+(class, feature) pairs never occur: their count is zero, and every zero count
+of class c has the same smoothed parameter.  The statistics are then kept as a
+CSR matrix by feature, (n_features, n_classes), of the pairs that occurred
+(:class:`SparseCounts`), and the scoring table as per-class defaults plus the
+deviations from them on that same pattern (:class:`CompactTable`).  Both grow
+with the nonzero statistics plus one pointer per feature, not with
+n_classes x n_features.
+
+The estimators choose the representation from the density of their statistics
+(:func:`fits_compact`); the scikit-learn attributes (``feature_count_``,
+``feature_log_prob_``, ...) of a compact model are materialized densely on
+first access.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+from nbfast._kernels.compact import batch_entries, feature_class_counts, pointer_array, sum_by_class
+from nbfast._kernels.threads import effective_n_threads
+
+#: A model keeps compact statistics while at most this fraction of its (class, feature)
+#: pairs is stored; beyond, the dense tables are as small and score faster.
+COMPACT_DENSITY = 1 / 8
+#: Statistics are counted compactly when the batch's nonzeros and the entries already
+#: stored are at most this fraction of the (class, feature) pairs (else densely).
+COMPACT_INPUT_DENSITY = 1 / 2
+#: "auto" chooses by the densities above; "compact" or "dense" forces one representation
+#: wherever the model allows it (tests and benchmarks compare the two on the same data).
+REPRESENTATION = "auto"
+
+_EMPTY = np.empty(0)
+
+
+class SparseCounts(NamedTuple):
+    """Per-(feature, class) sums of f(x) as a CSR matrix by feature, (n_features, n_classes).
+
+    ``indptr`` (n_features + 1, int32 while the entries fit, else int64),
+    ``classes`` (int32, strictly increasing within each feature) and ``values``
+    (float64): feature j's entries are ``indptr[j]:indptr[j + 1]``.  A feature
+    counted in at least a quarter of the classes is stored with every class
+    (a dense row, explicit zeros included).  Never modified in place:
+    accumulating makes a new one.
+
+    ``pending`` holds the entries of batches not added yet, ``(features,
+    classes, values)`` per batch in order: :meth:`add` defers them until they
+    are as many as the stored entries or the features, so that adding costs
+    O(batch) and adding many batches about what adding them at once costs.
+    Every other method reads the stored entries only: call :meth:`settled`
+    first.
+    """
+
+    indptr: np.ndarray
+    classes: np.ndarray
+    values: np.ndarray
+    n_classes: int
+    pending: tuple = ()
+
+    @classmethod
+    def empty(cls, n_classes, n_features):
+        return cls(np.zeros(n_features + 1, dtype=np.int32), np.empty(0, dtype=np.int32), np.empty(0), n_classes)
+
+    @classmethod
+    def from_dense(cls, counts):
+        """The nonzero entries of a dense (n_classes, n_features) count array."""
+        by_feature = np.ascontiguousarray(np.asarray(counts, dtype=np.float64).T)
+        mask = by_feature != 0
+        indptr = np.zeros(by_feature.shape[0] + 1, dtype=np.int64)
+        np.cumsum(mask.sum(axis=1), out=indptr[1:])
+        classes = np.nonzero(mask)[1].astype(np.int32)
+        return cls(pointer_array(indptr), classes, by_feature[mask], by_feature.shape[1])
+
+    @classmethod
+    def from_arrays(cls, arrays, n_classes, n_features):
+        """Counts from ``(indptr, classes, values)`` (a model file, or an attribute assigned by hand), checked.
+
+        Raises ValueError unless they form a CSR matrix by feature of shape
+        (n_features, n_classes) with strictly increasing classes in each feature:
+        the kernels trust that.
+        """
+        if not isinstance(arrays, (tuple, list)) or len(arrays) != 3:
+            raise ValueError("the compact feature counts must be a tuple (indptr, classes, values).")
+        indptr, classes, values = (np.asarray(a) for a in arrays)
+        if indptr.dtype.kind not in "iu" or classes.dtype.kind not in "iu" or values.dtype.kind not in "iuf":
+            raise ValueError("the compact feature counts must hold integer indptr and classes, and numeric values.")
+        indptr = indptr.astype(np.int64)  # unsigned steps would never look negative
+        if indptr.shape != (n_features + 1,) or classes.ndim != 1 or values.shape != classes.shape:
+            raise ValueError(
+                f"the compact feature counts have indptr of shape {indptr.shape}, classes {classes.shape} and values "
+                f"{values.shape}; expected ({n_features + 1},) and two arrays of indptr[-1] entries."
+            )
+        steps = np.diff(indptr)
+        if indptr[0] != 0 or indptr[-1] != classes.shape[0] or np.any(steps < 0):
+            raise ValueError("the compact feature counts' indptr must rise from 0 to the number of entries.")
+        if classes.size and (classes.min() < 0 or classes.max() >= n_classes):
+            raise ValueError(f"the compact feature counts name classes outside [0, {n_classes}).")
+        # strictly increasing within each feature: every step is positive except where a feature starts
+        starts = np.zeros(classes.shape[0], dtype=bool)
+        starts[indptr[:-1][steps > 0]] = True
+        if np.any((np.diff(classes.astype(np.int64)) <= 0) & ~starts[1:]):
+            raise ValueError("the compact feature counts must list each feature's classes in increasing order, once.")
+        return cls(pointer_array(indptr), classes.astype(np.int32), values.astype(np.float64), int(n_classes))
+
+    @property
+    def n_features(self):
+        return self.indptr.shape[0] - 1
+
+    @property
+    def nnz(self):
+        return self.classes.shape[0]
+
+    @property
+    def n_pending(self):
+        """Entries of the batches not added yet."""
+        return sum(features.shape[0] for features, _, _ in self.pending)
+
+    def arrays(self):
+        """``(indptr, classes, values)``: what a model file stores."""
+        return self.indptr, self.classes, self.values
+
+    def features(self):
+        """The feature of every entry (intp)."""
+        return np.repeat(np.arange(self.n_features), np.diff(self.indptr))
+
+    def add(self, X, y_index, sample_weight, *, binarize=False, threshold=0.0):
+        """These counts plus the batch's per-(feature, class) sums of w_i f(X[i, j]) (X validated CSR).
+
+        The batch's entries are added now, or deferred (see ``pending``).
+        """
+        weights = _EMPTY if sample_weight is None else sample_weight
+        entries = batch_entries(X.data, X.indices, X.indptr, y_index, weights, binarize, threshold)
+        counts = self._replace(pending=self.pending + (entries,))
+        return counts.settled() if counts.n_pending >= max(self.nnz, self.n_features) else counts
+
+    def settled(self):
+        """These counts with the pending entries added: in order, each sum from its stored value (so the
+        counts are those of adding every batch at once, or one by one)."""
+        if not self.pending:
+            return self
+        features, classes, values = (np.concatenate(parts) for parts in zip(*self.pending))
+        arrays = feature_class_counts(features, classes, values, self.indptr, self.classes, self.values,
+                                      self.n_classes, effective_n_threads(features.shape[0] + self.n_features))
+        return SparseCounts(*arrays, self.n_classes)
+
+    def toarray(self):
+        """The dense (n_classes, n_features) counts."""
+        dense = np.zeros((self.n_classes, self.n_features))
+        dense[self.classes, self.features()] = self.values
+        return dense
+
+    def class_totals(self):
+        """sum_j N[j, c] for every class (n_classes,)."""
+        return self.sum_by_class(self.values)
+
+    def sum_by_class(self, values):
+        """sum of one value per entry over each class's entries (n_classes,), compensated."""
+        return sum_by_class(self.classes, np.ascontiguousarray(values, dtype=np.float64), self.n_classes)
+
+    def class_entries(self):
+        """How many features each class has an entry for (n_classes,)."""
+        return np.bincount(self.classes, minlength=self.n_classes)
+
+    def feature_totals(self):
+        """sum_c N[j, c] for every feature (n_features,)."""
+        return np.bincount(self.features(), weights=self.values, minlength=self.n_features).astype(np.float64)
+
+    @classmethod
+    def sum(cls, parts):
+        """The entrywise sum of counts of one shape, added in the order given (as numpy sums dense arrays)."""
+        first = parts[0]
+        features = np.concatenate([p.features() for p in parts])
+        classes = np.concatenate([p.classes for p in parts]).astype(np.int64)
+        values = np.concatenate([p.values for p in parts])
+        # a stable sort by (feature, class) keeps each entry's parts in order
+        order = np.argsort(features * first.n_classes + classes, kind="stable")
+        keys = (features * first.n_classes + classes)[order]
+        new = np.ones(keys.shape[0], dtype=bool)
+        new[1:] = keys[1:] != keys[:-1]
+        starts = np.flatnonzero(new)
+        total = np.add.reduceat(values[order], starts) if starts.size else values[:0]
+        indptr = np.zeros(first.n_features + 1, dtype=np.int64)
+        np.cumsum(np.bincount(features[order][starts], minlength=first.n_features), out=indptr[1:])
+        return cls(pointer_array(indptr), classes[order][starts].astype(np.int32), total, first.n_classes)
+
+
+def counts_shape(counts):
+    """(n_classes, n_features) of per-(class, feature) counts, compact or dense."""
+    return (counts.n_classes, counts.n_features) if isinstance(counts, SparseCounts) else np.shape(counts)
+
+
+def fits_compact(n_entries, n_classes, n_features, *, counting=False):
+    """Whether ``n_entries`` (class, feature) pairs are few enough for the compact representation.
+
+    ``counting``: the entries are an upper bound (stored entries plus a batch's
+    nonzeros) checked before counting, against :data:`COMPACT_INPUT_DENSITY`.
+    """
+    if REPRESENTATION != "auto":
+        return REPRESENTATION == "compact"
+    return n_entries <= (COMPACT_INPUT_DENSITY if counting else COMPACT_DENSITY) * n_classes * n_features
+
+
+class CompactTable(NamedTuple):
+    """A scoring table T (n_features, n_classes) kept as
+
+        T[j, c] = default[c] + scale[c] * base[j] + deviation[j, c]
+
+    with ``deviation`` stored on the pattern of the statistics (``indptr``,
+    ``classes``) and zero elsewhere; ``base`` is None when it is zero (no
+    per-feature term) and ``scale`` None when it is 1.  Scored by
+    :func:`nbfast._kernels.compact.score_compact`.
+    """
+
+    indptr: np.ndarray
+    classes: np.ndarray
+    deviation: np.ndarray
+    default: np.ndarray
+    scale: np.ndarray = None
+    base: np.ndarray = None
+
+    @property
+    def shape(self):
+        return self.indptr.shape[0] - 1, self.default.shape[0]
+
+    def arrays(self):
+        """The float arrays T is made of (None terms left out)."""
+        return tuple(a for a in (self.deviation, self.default, self.scale, self.base) if a is not None)
+
+    def toarray(self):
+        """T as a dense (n_features, n_classes) float64 array."""
+        n_features, n_classes = self.shape
+        table = np.empty((n_features, n_classes))
+        table[:] = self.default
+        if self.base is not None:
+            table += self.base[:, None] * (1.0 if self.scale is None else self.scale)
+        features = np.repeat(np.arange(n_features), np.diff(self.indptr))
+        table[features, self.classes] += self.deviation
+        return table
+
+
+def smoothed_deviation(counts, alpha):
+    """log(N + alpha_j) - log(alpha_j) of every stored entry, and log(alpha) (a float, or the (n_features,) array).
+
+    The table of the smoothed log-probabilities log(N[j, c] + alpha_j) - d[c]
+    is then ``default = log(alpha) - d`` (scalar alpha) or ``base = log(alpha)``
+    and ``default = -d`` plus these deviations.
+    """
+    alpha = np.asarray(alpha, dtype=np.float64)
+    log_alpha = np.log(alpha)
+    if alpha.ndim:
+        features = counts.features()
+        return np.log(counts.values + alpha[features]) - log_alpha[features], log_alpha
+    return np.log(counts.values + alpha) - log_alpha, float(log_alpha)
+
+
+def smoothed_table(counts, alpha, log_denominator):
+    """The CompactTable of log(N[j, c] + alpha_j) - log_denominator[c] (alpha > 0, a float or per feature)."""
+    deviation, log_alpha = smoothed_deviation(counts, alpha)
+    if np.ndim(log_alpha):
+        return CompactTable(counts.indptr, counts.classes, deviation, -log_denominator, base=log_alpha)
+    return CompactTable(counts.indptr, counts.classes, deviation, log_alpha - log_denominator)
