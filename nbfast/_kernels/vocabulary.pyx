@@ -408,6 +408,18 @@ cdef class TermSet:
         k = table_find(&self.table, &key)
         return k >= 0 and self.ids[k] >= 0
 
+    def mapping(self, bint python_ints):
+        """{term: output index} of the set's terms, in the order they were added (the terms decoded from
+        UTF-8); the indices as Python ints when ``python_ints``, else as numpy.int64 scalars."""
+        cdef dict result = {}
+        cdef int64_t k
+        for k in range(self.table.n_terms):
+            if self.ids[k] >= 0:
+                result[PyUnicode_DecodeUTF8(<char *> self.table.bytes + self.table.offsets[k],
+                                            term_size(&self.table, k), NULL)] = (
+                    self.ids[k] if python_ints else np.int64(self.ids[k]))
+        return result
+
     cdef searchable(self):
         """Build the slots of a set made by ``VocabularyBuilder.freeze`` (not before its first search:
         fitting then never holds them beside vocabulary_ as it is being built)."""
@@ -770,19 +782,6 @@ cdef class VocabularyBuilder(RowCounter):
         if status != 0:
             raise MemoryError("nbfast.text: cannot allocate the sort of the vocabulary")
         return np.asarray(order)[:self.table.n_terms]
-
-    def mapping(self, const int64_t[::1] indices, new_index, bint python_ints):
-        """{term k: new_index[k]} for the terms k of ``indices``, in that order (the terms decoded from
-        UTF-8); the values as Python ints when ``python_ints``, else as numpy's scalars."""
-        cdef dict result = {}
-        cdef Py_ssize_t i
-        cdef int64_t k
-        cdef const int64_t[::1] values = new_index
-        for i in range(indices.shape[0]):
-            k = indices[i]
-            result[PyUnicode_DecodeUTF8(<char *> self.table.bytes + self.table.offsets[k], term_size(&self.table, k),
-                                        NULL)] = values[k] if python_ints else new_index[k]
-        return result
 
     def drop_statistics(self):
         """Free what only counting needs (frequencies, hashes, and the slots until ``freeze`` builds

@@ -221,7 +221,9 @@ stop_words, token_pattern, ngram_range, max_df, min_df, max_features, vocabulary
     Attributes
     ----------
     vocabulary_ : dict
-        A mapping of terms to feature indices.
+        A mapping of terms to feature indices.  After a fit, the dict is built on
+        first access from the kernels' table of terms, which is what
+        ``transform`` uses: pipelines that never read it do not pay for it.
     fixed_vocabulary_ : bool
         True if ``vocabulary`` was given.
     idf_ : ndarray of shape (n_features,)

@@ -98,7 +98,9 @@ class CountVectorizer(BaseEstimator):
     Attributes
     ----------
     vocabulary_ : dict
-        A mapping of terms to feature indices.
+        A mapping of terms to feature indices.  After a fit, the dict is built on
+        first access from the kernels' table of terms, which is what
+        ``transform`` uses: pipelines that never read it do not pay for it.
     fixed_vocabulary_ : bool
         True if ``vocabulary`` was given.
 
@@ -190,6 +192,8 @@ class CountVectorizer(BaseEstimator):
 
     def _sklearn_counter(self):
         """scikit-learn's CountVectorizer with the same options and, when fitted, the same vocabulary."""
+        if self._unbuilt() is not None:
+            self.vocabulary_  # noqa: B018 - builds it
         SklearnCountVectorizer = _common.sklearn_class("CountVectorizer", self, NATIVE)
         counter = SklearnCountVectorizer(**{name: getattr(self, name) for name in SKLEARN_PARAMS})
         for name in ("vocabulary_", "fixed_vocabulary_", "_stop_words_id"):
@@ -225,6 +229,8 @@ class CountVectorizer(BaseEstimator):
 
     def _check_vocabulary(self):
         """A vocabulary to transform with: fitted, or given as ``vocabulary``."""
+        if self._unbuilt() is not None:
+            return  # fitted, and never empty
         if not hasattr(self, "vocabulary_"):
             self._validate_vocabulary()
             if not self.fixed_vocabulary_:
@@ -407,10 +413,33 @@ class CountVectorizer(BaseEstimator):
         return tags
 
     def __getstate__(self):
+        if self._unbuilt() is not None:
+            self.vocabulary_  # noqa: B018 - builds it
         state = getattr(super(), "__getstate__", lambda: self.__dict__)()
         state = dict(state)
         state.pop("_terms", None)  # the kernels' table of vocabulary_, rebuilt when needed
+        state.pop("_unbuilt_vocabulary", None)
         return state
+
+    # ------------------------------------------------------------------ vocabulary_, built when first read
+    def _unbuilt(self):
+        """(the kernels' TermSet, whether its indices are Python ints) of a fitted vocabulary_ not built yet
+        as a dict, else None.  A vocabulary_ assigned since the fit takes precedence."""
+        if "vocabulary_" in self.__dict__:
+            return None
+        return self.__dict__.get("_unbuilt_vocabulary")
+
+    def __getattr__(self, name):
+        # Called only when ``name`` is not found otherwise: vocabulary_ of a fit, built on first access
+        # (fit_transform and transform never need the dict: for a million bigrams it costs half a second).
+        unbuilt = self._unbuilt() if name == "vocabulary_" else None
+        if unbuilt is None:
+            return object.__getattribute__(self, name)  # raises the attribute's own error again
+        terms, python_ints = unbuilt
+        vocabulary = self.__dict__["vocabulary_"] = terms.mapping(python_ints)
+        del self.__dict__["_unbuilt_vocabulary"]
+        self._terms = (vocabulary, len(vocabulary), terms)
+        return vocabulary
 
     # ------------------------------------------------------------------ fitting
     def _fit(self, raw_documents, want_matrix):
@@ -419,6 +448,7 @@ class CountVectorizer(BaseEstimator):
         the counts are always returned, the statistics never."""
         _common.check_not_string(raw_documents)
         self._validate_params()
+        self.__dict__.pop("_unbuilt_vocabulary", None)  # the last fit's
         if not self._is_native():
             counter = self._sklearn_counter()
             for name in ("vocabulary_", "fixed_vocabulary_"):
@@ -478,18 +508,17 @@ class CountVectorizer(BaseEstimator):
         kept_df = df[kept]
         del order, mask, df, kept
         builder.drop_statistics()
-        # the matrix first: its rows are freed before vocabulary_ is built
         X = self._rows_to_csr(builder, new_index, n_kept) if want_matrix else None
-        # vocabulary_ keeps scikit-learn's insertion order (first occurrence) and value types
+        # vocabulary_ keeps scikit-learn's insertion order (first occurrence)
         first_seen = np.flatnonzero(new_index >= 0)
-        self.vocabulary_ = builder.mapping(first_seen, new_index, python_ints=limit is None)
         self.fixed_vocabulary_ = False
         # the vocabulary's table serves transform; a copy of the terms kept when most were dropped
         if 2 * n_kept < len(new_index):
             terms = builder.term_set(first_seen, new_index)
         else:
             terms = builder.freeze(new_index)
-        self._terms = (self.vocabulary_, len(self.vocabulary_), terms)
+        # vocabulary_, a dict, is built from it on first access (scikit-learn's value types)
+        self._unbuilt_vocabulary = (terms, limit is None)
         return X, (kept_df, n_documents)
 
     def _column_sums(self, builder, order, df):
@@ -534,6 +563,9 @@ class CountVectorizer(BaseEstimator):
     # ------------------------------------------------------------------ transforming
     def _vocabulary_terms(self):
         """vocabulary_ as a TermSet for the kernels, built again whenever vocabulary_ is replaced."""
+        unbuilt = self._unbuilt()
+        if unbuilt is not None:
+            return unbuilt[0]
         cached = self.__dict__.get("_terms")
         vocabulary = self.vocabulary_
         if cached is not None and cached[0] is vocabulary and cached[1] == len(vocabulary):
@@ -559,7 +591,8 @@ class CountVectorizer(BaseEstimator):
         for chunk in _common.batches(raw_documents, self.batch_size):
             batch = _common.prepare_documents(chunk, self.lowercase, self.encoding, self.decode_error)
             counter.count(batch.views, min_n, max_n, stop, batch.feature_slots(self.ngram_range), batch.n_threads)
-        return self._rows_to_csr(counter, None, len(self.vocabulary_))
+        unbuilt = self._unbuilt()
+        return self._rows_to_csr(counter, None, len(self.vocabulary_) if unbuilt is None else len(unbuilt[0]))
 
 
 def _encode(term):

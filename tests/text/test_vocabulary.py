@@ -305,6 +305,39 @@ def test_replaced_vocabulary_is_read_again():
         vectorizer.transform(DOCUMENTS)
 
 
+@pytest.mark.parametrize("cls_name", ["CountVectorizer", "TfidfVectorizer"])
+@pytest.mark.parametrize("pruning", ["none", "max_df_half", "max_features"])
+def test_vocabulary_dict_is_built_on_first_access_only(cls_name, pruning):
+    ours = getattr(nbfast.text, cls_name)(ngram_range=(1, 2), **PRUNING[pruning])
+    theirs = getattr(sk_text, cls_name)(ngram_range=(1, 2), **PRUNING[pruning])
+    X, expected = ours.fit_transform(DOCUMENTS), theirs.fit_transform(DOCUMENTS)
+    transformed = ours.transform(OTHER_DOCUMENTS)
+    assert "vocabulary_" not in vars(ours)  # neither fit_transform nor transform built the dict
+    assert_same_vocabulary(ours, theirs)
+    assert "vocabulary_" in vars(ours)
+    (assert_same_matrix if cls_name == "CountVectorizer" else assert_close_matrix)(X, expected)
+    assert_same_matrix(ours.transform(OTHER_DOCUMENTS), transformed)
+    sk_base.check_is_fitted(getattr(nbfast.text, cls_name)(ngram_range=(1, 2)).fit(DOCUMENTS))
+
+
+def test_a_vocabulary_assigned_before_the_fitted_one_is_built_wins():
+    vectorizer = CountVectorizer().fit(DOCUMENTS)
+    vectorizer.vocabulary_ = {"fox": 1, "dog": 0}
+    assert_same_matrix(
+        vectorizer.transform(DOCUMENTS), sk_text.CountVectorizer(vocabulary={"fox": 1, "dog": 0}).transform(DOCUMENTS)
+    )
+    assert vectorizer.get_feature_names_out().tolist() == ["dog", "fox"]
+
+
+def test_a_new_fit_replaces_the_unbuilt_vocabulary():
+    vectorizer = CountVectorizer().fit(DOCUMENTS)
+    vectorizer.fit(OTHER_DOCUMENTS)
+    assert_same_vocabulary(vectorizer, sk_text.CountVectorizer().fit(OTHER_DOCUMENTS))
+    assert not hasattr(CountVectorizer(), "vocabulary_")
+    with pytest.raises(AttributeError, match="no attribute 'vocabulary_'"):
+        CountVectorizer().vocabulary_  # noqa: B018
+
+
 # ----------------------------------------------------------------------------- input handling
 @pytest.mark.parametrize("cls_name", ["CountVectorizer", "TfidfVectorizer"])
 def test_batches_and_generators_match_a_list(cls_name):
