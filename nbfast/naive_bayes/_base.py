@@ -977,8 +977,12 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         -------
         C : ndarray of shape (n_samples,)
         """
-        class_index = self._score(self._predict_input(X), Output.ARGMAX)
-        return self.classes_[class_index]
+        X = self._predict_input(X)
+        classes = self.classes_  # read once, before scoring: a refit in another thread may replace it
+        class_index = self._score(X, Output.ARGMAX)
+        if class_index.size and class_index.max() >= len(classes):
+            raise ValueError("the model's classes changed while predicting (it was refitted in another thread).")
+        return classes[class_index]
 
     def predict_log_proba(self, X):
         """Log of the posterior probability of each class, normalized by a stable logsumexp.

@@ -481,13 +481,21 @@ class CategoricalNB(_BaseDiscreteNB):
             raise ValueError("the model's counts are no longer compact (it was refitted while predicting).")
         return self._derived("settled", counts.settled) if counts.pending else counts
 
+    def _compact_state(self):
+        """(settled compact counts, class_count_, n_categories_), each read once and checked against the others:
+        a refit in another thread replaces them one by one, and a mix must be refused, not indexed."""
+        counts, class_count, n_categories = self._settled_counts(), self.class_count_, self.n_categories_
+        if counts.n_features != int(np.sum(n_categories + 1)) or class_count.shape != (counts.n_classes,):
+            raise ValueError("the category counts do not match n_categories_ and class_count_ (the model was "
+                             "refitted while predicting).")
+        return counts, class_count, n_categories
+
     def _dense_category_counts(self):
         """The stacked dense counts, materialized (and kept until the model changes) for a compact model."""
         counts = self._category_counts
         if not isinstance(counts, SparseCounts):
             return counts
-        return self._derived("dense_counts", lambda: _dense_counts(self._settled_counts(), self.class_count_,
-                                                                    self.n_categories_))
+        return self._derived("dense_counts", lambda: _dense_counts(*self._compact_state()))
 
     def _table_alpha_now(self):
         alpha = vars(self).get("_table_alpha")
@@ -516,14 +524,9 @@ class CategoricalNB(_BaseDiscreteNB):
         where class c has no count in feature j (N_c0j = N_c), that is log(alpha) - log(N_c + alpha),
         the default.  The bias is sum_j log p(x_j = 0 | c).
         """
-        counts, alpha = self._settled_counts(), float(self._table_alpha_now())
-        n_categories, n_classes = self.n_categories_, counts.n_classes
-        if counts.n_features != int(np.sum(n_categories + 1)) or self.class_count_.shape != (n_classes,):
-            raise ValueError("the category counts do not match n_categories_ and class_count_ (the model was "
-                             "refitted while predicting).")
-        starts = _starts(n_categories)
+        (counts, class_count, n_categories), alpha = self._compact_state(), float(self._table_alpha_now())
+        n_classes, starts = counts.n_classes, _starts(n_categories)
         column_feature = np.repeat(np.arange(n_categories.shape[0]), n_categories + 1)
-        class_count = self.class_count_
         log_all = np.log(class_count + alpha)
         default = np.log(alpha) - log_all
         # (feature, class) pairs with counts, in order, and their sums P_cj (so N_c0j = N_c - P_cj)

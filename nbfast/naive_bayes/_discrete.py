@@ -318,9 +318,14 @@ class _CountNB(_BaseDiscreteNB):
     def _scoring_terms(self):
         """(table, bias without the prior): the table dense (n_features, n_classes) or a CompactTable."""
         def build():
-            if self._is_compact():
-                return self._compact_terms(self._counts(), self._params_for_tables())
-            return self._dense_terms(self._log_prob_table)
+            # each statistic read once and checked against the other: a refit in another thread replaces them
+            counts, class_count = self._counts(), self.class_count_
+            if not (isinstance(counts, SparseCounts) and self._is_compact()):
+                return self._dense_terms(self._log_prob_table)
+            if class_count.shape != (counts.n_classes,):
+                raise ValueError(f"class_count_ has shape {class_count.shape}, expected ({counts.n_classes},) (or "
+                                 "the model was refitted while predicting).")
+            return self._compact_terms(counts, class_count, self._params_for_tables())
 
         return self._derived("scoring", build)
 
@@ -346,8 +351,8 @@ class _CountNB(_BaseDiscreteNB):
         """(scoring table (n_features, n_classes), bias without the prior) from the log table."""
         return log_table, 0.0
 
-    def _compact_terms(self, counts, params):
-        """(CompactTable, bias without the prior) from compact counts."""
+    def _compact_terms(self, counts, class_count, params):
+        """(CompactTable, bias without the prior) from compact counts and the class counts."""
         raise NotImplementedError
 
     def _smoothed_log_table(self, counts, alpha, denominator, alpha_weight=0.0):
@@ -356,10 +361,13 @@ class _CountNB(_BaseDiscreteNB):
         Built by a parallel kernel directly in the scoring layout.
         """
         counts = np.require(counts, dtype=np.float64, requirements=["C"])
+        denominator, alpha = np.asarray(denominator), np.atleast_1d(np.asarray(alpha, dtype=np.float64))
+        if denominator.shape != counts.shape[:1] or alpha.shape not in ((1,), counts.shape[1:]):
+            raise ValueError(f"the class counts {denominator.shape} or alpha {alpha.shape} do not match the feature "
+                             f"counts {counts.shape} (the model was refitted while predicting).")
         table = np.empty((counts.shape[1], counts.shape[0]))
-        tables.smoothed_log_table(counts, np.atleast_1d(np.asarray(alpha, dtype=np.float64)),
-                                  np.ascontiguousarray(denominator, dtype=np.float64), alpha_weight, table,
-                                  effective_n_threads(table.size))
+        tables.smoothed_log_table(counts, alpha, np.ascontiguousarray(denominator, dtype=np.float64), alpha_weight,
+                                  table, effective_n_threads(table.size))
         return table
 
     # --------------------------------------------------- public attributes
@@ -515,7 +523,7 @@ class MultinomialNB(_CountNB):
         smoothed_total = counts.sum(axis=1) + np.sum(np.broadcast_to(alpha, counts.shape[1]))
         return self._smoothed_log_table(counts, alpha, smoothed_total)
 
-    def _compact_terms(self, counts, params):
+    def _compact_terms(self, counts, class_count, params):
         alpha = params["alpha"]
         smoothed_total = counts.class_totals() + np.sum(np.broadcast_to(alpha, counts.n_features))
         return smoothed_table(counts, alpha, np.log(smoothed_total)), 0.0
@@ -682,9 +690,9 @@ class BernoulliNB(_CountNB):
                                             effective_n_threads(log_table.size), presence)
         return presence, log_absent_sum
 
-    def _compact_terms(self, counts, params):
+    def _compact_terms(self, counts, class_count, params):
         alpha = float(params["alpha"])
-        log_denominator = np.log(self.class_count_ + 2 * alpha)
+        log_denominator = np.log(class_count + 2 * alpha)
         # every class's unseen features share one theta, and so one presence weight
         log_theta0 = np.log(alpha) - log_denominator
         log_theta = np.log(counts.values + alpha) - log_denominator[counts.classes]
@@ -835,7 +843,7 @@ class ComplementNB(_CountNB):
                                 bool(params["norm"]), weights, effective_n_threads(weights.size))
         return weights
 
-    def _compact_terms(self, counts, params):
+    def _compact_terms(self, counts, class_count, params):
         # log w_ci = log(F_i + alpha_i - N_ci) - log S_c, F_i = sum_c N_ci, S_c = sum_i (F_i + alpha_i - N_ci);
         # where N_ci = 0 that is log(F_i + alpha_i) - log S_c: a per-feature base and a per-class default.
         alpha = np.broadcast_to(np.asarray(params["alpha"], dtype=np.float64), counts.n_features)
@@ -963,8 +971,8 @@ class PoissonNB(_CountNB):
         rate_sum = tables.column_sums(log_table, tables.Terms.EXPONENTIALS, effective_n_threads(log_table.size))
         return log_table, -rate_sum  # sum_i lambda_ci
 
-    def _compact_terms(self, counts, params):
-        alpha, exposure = params["alpha"], self.class_count_ + params["beta"]
+    def _compact_terms(self, counts, class_count, params):
+        alpha, exposure = params["alpha"], class_count + params["beta"]
         # sum_i lambda_ci = (sum_i T_ci + sum_i alpha_i) / (N_c + beta)
         rate_sum = (counts.class_totals() + np.sum(np.broadcast_to(alpha, counts.n_features))) / exposure
         return smoothed_table(counts, alpha, np.log(exposure)), -rate_sum

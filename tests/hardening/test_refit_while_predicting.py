@@ -1,0 +1,110 @@
+"""A refit in another thread may land between any two attribute reads of a prediction, at any point of its own
+work: the prediction then succeeds or raises ValueError, never another error (an index out of bounds, a kernel
+reading past an array).
+
+The thread race itself is exercised in ``test_hostile_estimators``, where a window opens by chance; here every
+window is opened in turn.  The refit's progress is recorded first (the model's state after each attribute it
+assigns, and where it forgets its derived tables); then, for each attribute read k of a prediction and each
+recorded step m, the prediction runs with the state switched to step m at its k-th read."""
+
+import numpy as np
+import pytest
+
+import nbfast
+from nbfast.datasets import make_documents
+from nbfast.naive_bayes import _compact
+
+ESTIMATORS = [nbfast.MultinomialNB, nbfast.ComplementNB, nbfast.BernoulliNB, nbfast.PoissonNB,
+              nbfast.CategoricalNB, nbfast.GaussianNB]
+SMALL = make_documents(60, 30, 2, mean_length=20, random_state=1)
+LARGE = make_documents(200, 3000, 12, mean_length=20, random_state=2)
+
+
+def _refit_steps(cls, before, after):
+    """The states a model fitted on ``before`` passes through while it is refitted on ``after``: a list of
+    (state, whether the derived tables were forgotten since the refit began)."""
+    steps, forgotten = [], [False]
+
+    class Recorded(cls):
+        def __setattr__(self, name, value):
+            super().__setattr__(name, value)
+            steps.append((dict(vars(self)), forgotten[0]))
+
+        def _forget_derived(self):
+            super()._forget_derived()
+            forgotten[0] = True
+
+    model = cls().fit(*before)
+    model.__class__ = Recorded
+    model.fit(*after)
+    steps.append((dict(vars(model)), forgotten[0]))  # entries removed after the last assignment
+    return steps
+
+
+def _switched_at_read(cls, before, read, step):
+    """A ``cls`` fitted on ``before`` whose state becomes ``step`` at its ``read``-th attribute read once armed,
+    and a list holding the number of reads since (None: not armed; 0 arms it)."""
+    reads = [None]
+
+    class RefittedWhilePredicting(cls):
+        def __getattribute__(self, name):
+            if reads[0] is None:
+                return super().__getattribute__(name)
+            reads[0] += 1
+            if reads[0] == read:
+                state, forgotten = step
+                vars_ = object.__getattribute__(self, "__dict__")
+                vars_.clear()
+                vars_.update(state)
+                if forgotten:
+                    object.__getattribute__(self, "_forget_derived")()
+            return super().__getattribute__(name)
+
+    model = cls().fit(*before)
+    model.__class__ = RefittedWhilePredicting
+    return model, reads
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
+@pytest.mark.parametrize("before, after", [(SMALL, LARGE), (LARGE, SMALL)], ids=["grows", "shrinks"])
+@pytest.mark.parametrize("method", ["predict", "predict_proba"])
+@pytest.mark.parametrize("representation", ["compact", "dense"])
+@pytest.mark.parametrize("tables", ["built", "deferred"])
+def test_a_refit_at_any_point_of_a_prediction_is_refused_or_harmless(cls, before, after, method, representation,
+                                                                     tables, monkeypatch):
+    monkeypatch.setattr(_compact, "REPRESENTATION", representation)
+    steps = _refit_steps(cls, before, after)
+    X = before[0]
+
+    def prediction(read, step):
+        model, reads = _switched_at_read(cls, before, read, step)
+        if tables == "built":
+            model.predict_proba(X[:1])  # a prediction before: its derived tables are kept
+        else:
+            model._forget_derived()  # as a refit leaves the model: the prediction derives them
+        reads[0] = 0
+        return model, reads, lambda: getattr(model, method)(X)
+
+    _, reads, call = prediction(0, steps[-1])
+    call()
+    n_reads = reads[0]
+    assert n_reads > 5 and len(steps) > 3  # the windows below exist
+    for read in range(1, n_reads + 1):
+        for step in steps:
+            try:
+                result = prediction(read, step)[2]()
+            except ValueError:
+                continue
+            assert result.shape[0] == X.shape[0]
+
+
+@pytest.mark.parametrize("cls", [nbfast.BernoulliNB, nbfast.PoissonNB], ids=lambda cls: cls.__name__)
+def test_dense_tables_are_not_built_from_class_counts_of_another_fit(cls):
+    """The kernel that builds a dense table reads a class count per row of the feature counts: counts of another
+    shape (read from a refit in another thread) are refused before it reads past their end."""
+    model = cls().fit(*SMALL)
+    counts = np.ones((12, 30))
+    with pytest.raises(ValueError, match=r"class counts \(2,\) .* feature counts \(12, 30\)"):
+        model._smoothed_log_table(counts, 1.0, model.class_count_)
+    with pytest.raises(ValueError, match=r"alpha \(3,\)"):
+        model._smoothed_log_table(counts, np.ones(3), np.ones(12))
