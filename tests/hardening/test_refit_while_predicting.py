@@ -15,7 +15,7 @@ from nbfast.datasets import make_documents
 from nbfast.naive_bayes import _compact
 
 ESTIMATORS = [nbfast.MultinomialNB, nbfast.ComplementNB, nbfast.BernoulliNB, nbfast.PoissonNB,
-              nbfast.CategoricalNB, nbfast.GaussianNB]
+              nbfast.CategoricalNB, nbfast.GaussianNB, nbfast.MixedNB]
 SMALL = make_documents(60, 30, 2, mean_length=20, random_state=1)
 LARGE = make_documents(200, 3000, 12, mean_length=20, random_state=2)
 
