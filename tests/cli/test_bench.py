@@ -6,11 +6,13 @@ import sys
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from conftest import ALL_ESTIMATORS
 
 from nbfast.cli import main
 from nbfast.cli.bench import _harness
 from nbfast.cli.bench import estimators as bench
+from nbfast.datasets import make_documents
 
 #: Written out, not read from nbfast.bench (test_estimators_are_looked_up_by_name checks them).
 OPERATIONS = ["fit", "fit+predict", "partial_fit", "predict", "predict_proba"]
@@ -97,9 +99,25 @@ def test_estimators_are_looked_up_by_name():
     assert _harness.sklearn_estimator("NoSuchNB") is None
 
 
-def test_streaming_bound_counts_data_indices_and_indptr():
-    from nbfast.datasets import make_documents
+@pytest.mark.parametrize("kind", ["csr_matrix", "csr_array", "dense"])
+def test_partial_fit_batches_are_views_that_make_up_the_corpus(kind):
+    """partial_fit is timed on batches cut beforehand without copying the nonzeros, so that scipy's row slicing
+    is not timed with it."""
+    X, y = make_documents(103, 40, 3, index_dtype=np.int64, random_state=0)
+    X = X.toarray() if kind == "dense" else getattr(sp, kind)(X)
+    batches = bench.row_batches(X, y, 25)
+    assert [X_batch.shape[0] for X_batch, _ in batches] == [25, 25, 25, 25, 3]
+    for X_batch, _ in batches:
+        assert type(X_batch) is type(X) and X_batch.shape[1] == 40
+        if kind != "dense":
+            assert X_batch.indices.dtype == X_batch.indptr.dtype == X.indices.dtype == np.int64
+        assert np.shares_memory(*((X_batch, X) if kind == "dense" else (X_batch.data, X.data)))
+    dense = [X_batch if kind == "dense" else X_batch.toarray() for X_batch, _ in batches]
+    np.testing.assert_array_equal(np.vstack(dense), X if kind == "dense" else X.toarray())
+    np.testing.assert_array_equal(np.concatenate([y_batch for _, y_batch in batches]), y)
 
+
+def test_streaming_bound_counts_data_indices_and_indptr():
     X, _ = make_documents(50, 30, 2, dtype=np.float32, index_dtype=np.int64)
     assert _harness.input_bytes(X) == 4 * X.nnz + 8 * X.nnz + 8 * 51
     assert _harness.input_bytes(np.zeros((3, 4))) == 96
