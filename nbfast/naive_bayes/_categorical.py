@@ -484,7 +484,8 @@ class CategoricalNB(_BaseDiscreteNB):
     def _compact_state(self):
         """(settled compact counts, class_count_, n_categories_), each read once and checked against the others:
         a refit in another thread replaces them one by one, and a mix must be refused, not indexed."""
-        counts, class_count, n_categories = self._settled_counts(), self.class_count_, self.n_categories_
+        counts, n_categories = self._settled_counts(), self.n_categories_
+        class_count = np.asarray(self.class_count_, dtype=np.float64)
         if counts.n_features != int(np.sum(n_categories + 1)) or class_count.shape != (counts.n_classes,):
             raise ValueError("the category counts do not match n_categories_ and class_count_ (the model was "
                              "refitted while predicting).")

@@ -319,7 +319,7 @@ class _CountNB(_BaseDiscreteNB):
         """(table, bias without the prior): the table dense (n_features, n_classes) or a CompactTable."""
         def build():
             # each statistic read once and checked against the other: a refit in another thread replaces them
-            counts, class_count = self._counts(), self.class_count_
+            counts, class_count = self._counts(), np.asarray(self.class_count_, dtype=np.float64)
             if not (isinstance(counts, SparseCounts) and self._is_compact()):
                 return self._dense_terms(self._log_prob_table)
             if class_count.shape != (counts.n_classes,):
@@ -965,7 +965,8 @@ class PoissonNB(_CountNB):
     # log lambda_ci = log(T_ci + alpha_i) - log(N_c + beta)
     # jll = log prior - sum_i lambda_ci + sum_{i present} x_i log lambda_ci  (- sum_i log x_i!)
     def _dense_log_table(self, counts, params):
-        return self._smoothed_log_table(counts, params["alpha"], self.class_count_ + params["beta"])
+        exposure = np.asarray(self.class_count_, dtype=np.float64) + params["beta"]
+        return self._smoothed_log_table(counts, params["alpha"], exposure)
 
     def _dense_terms(self, log_table):
         rate_sum = tables.column_sums(log_table, tables.Terms.EXPONENTIALS, effective_n_threads(log_table.size))

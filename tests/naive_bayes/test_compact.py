@@ -249,6 +249,18 @@ def test_pickle_and_attributes(name, corpus):
     assert_same_predictions(compact, dense, X_test)
 
 
+@pytest.mark.parametrize("name", NAMES + ["CategoricalNB"])
+def test_class_count_assigned_as_a_list(name, corpus):
+    """class_count_ assigned by hand as a list is read as an array by both representations' tables."""
+    X, y, X_test = corpus
+    X, X_test = (X.minimum(3), X_test.minimum(3)) if name == "CategoricalNB" else (X, X_test)
+    for model in fit_both(name, {}, X, y):
+        expected = model.predict_proba(X_test)
+        model.class_count_ = model.class_count_.tolist()
+        model._forget_derived()  # the tables derived again, from the statistics as assigned
+        np.testing.assert_allclose(model.predict_proba(X_test), expected, rtol=0, atol=1e-15)
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_out_of_fold_scores_subtract_compact_statistics(name, corpus):
     """Calibration's model of the other folds: the full statistics minus a fold's, compact as well."""
