@@ -37,7 +37,8 @@ Concurrency: any number of threads may predict with one fitted model at once.
 the same model is not supported: it never crashes (fit replaces the arrays a
 prediction reads rather than writing into them, and each prediction checks the
 shapes of what it reads), but that prediction may use a mix of the two states
-or raise ValueError.  Refit a copy and swap it in instead.
+or raise ValueError; tables derived from such a mix are forgotten when the
+refit ends.  Refit a copy and swap it in instead.
 
 Operations on fitted models (decision, linear, merge, interop, persistence,
 Dask, the command line) call these hooks; none of them inspects an estimator
@@ -863,7 +864,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         else:
             for name, value in stats.items():  # _accumulate may have replaced (grown) a statistic
                 setattr(self, name, value)
-            self._update_params()
+            self._derive_params()
         return self
 
     def _current_stats(self):
@@ -887,7 +888,13 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
             vars(self).pop("observed_count_", None)
         for name, value in stats.items():
             setattr(self, name, value)
+        self._derive_params()
+
+    def _derive_params(self):
+        """Derive the parameters from the statistics just installed, then forget the derived tables once more: a
+        prediction in another thread may have derived one from a part of the new state meanwhile."""
         self._update_params()
+        self._forget_derived()
 
     # -------------------------------------------------------------- predicting
     def _score_outside_the_linear_form(self, X, mode):

@@ -20,24 +20,27 @@ SMALL = make_documents(60, 30, 2, mean_length=20, random_state=1)
 LARGE = make_documents(200, 3000, 12, mean_length=20, random_state=2)
 
 
-def _refit_steps(cls, before, after):
-    """The states a model fitted on ``before`` passes through while it is refitted on ``after``: a list of
-    (state, whether the derived tables were forgotten since the refit began)."""
-    steps, forgotten = [], [False]
+def _refit_steps(cls, before, after, **params):
+    """The states a model fitted on ``before`` passes through while it is refitted on ``after`` (with ``params``
+    set before): a list of (state, how many times the derived tables were forgotten since the refit began), the
+    last one the refit's final state."""
+    steps, forgets = [], [0]
 
     class Recorded(cls):
         def __setattr__(self, name, value):
             super().__setattr__(name, value)
-            steps.append((dict(vars(self)), forgotten[0]))
+            steps.append((dict(vars(self)), forgets[0]))
 
         def _forget_derived(self):
             super()._forget_derived()
-            forgotten[0] = True
+            forgets[0] += 1
+            steps.append((dict(vars(self)), forgets[0]))
 
     model = cls().fit(*before)
     model.__class__ = Recorded
+    model.set_params(**params)
     model.fit(*after)
-    steps.append((dict(vars(model)), forgotten[0]))  # entries removed after the last assignment
+    steps.append((dict(vars(model)), forgets[0]))  # entries removed after the last assignment
     return steps
 
 
@@ -52,11 +55,11 @@ def _switched_at_read(cls, before, read, step):
                 return super().__getattribute__(name)
             reads[0] += 1
             if reads[0] == read:
-                state, forgotten = step
+                state, forgets = step
                 vars_ = object.__getattribute__(self, "__dict__")
                 vars_.clear()
                 vars_.update(state)
-                if forgotten:
+                if forgets:
                     object.__getattribute__(self, "_forget_derived")()
             return super().__getattribute__(name)
 
@@ -96,6 +99,36 @@ def test_a_refit_at_any_point_of_a_prediction_is_refused_or_harmless(cls, before
             except ValueError:
                 continue
             assert result.shape[0] == X.shape[0]
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
+@pytest.mark.parametrize("before, after", [(SMALL, LARGE), (LARGE, SMALL)], ids=["grows", "shrinks"])
+@pytest.mark.parametrize("representation", ["compact", "dense"])
+def test_tables_derived_during_a_refit_are_not_kept_after_it(cls, before, after, representation, monkeypatch):
+    """A prediction at any step of a refit may derive tables from a mix of the two states; once the refit has
+    ended, predictions are those of the refitted model (here with another smoothing: the parameters the tables
+    are derived with change too)."""
+    monkeypatch.setattr(_compact, "REPRESENTATION", representation)
+    params = {name: value for name, value in {"alpha": 0.3, "var_smoothing": 1e-3}.items() if name in cls().get_params()}
+    steps = _refit_steps(cls, before, after, **params)
+    (final_state, final_forgets), X = steps[-1], after[0]
+    expected = cls(**params).fit(*after).predict_proba(X)
+    for state, forgets in steps:
+        model = cls().fit(*before)
+        vars(model).clear()
+        vars(model).update(state)  # the refit has gone this far when a prediction derives the tables
+        if forgets:
+            model._forget_derived()
+        for X_now in (before[0], after[0]):  # whichever the state at this step takes
+            try:
+                model.predict_proba(X_now)
+            except ValueError:
+                pass
+        vars(model).clear()
+        vars(model).update(final_state)  # the rest of the refit, with the forgetting it does after this step
+        if final_forgets > forgets:
+            model._forget_derived()
+        np.testing.assert_allclose(model.predict_proba(X), expected, rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("cls", [nbfast.BernoulliNB, nbfast.PoissonNB], ids=lambda cls: cls.__name__)
