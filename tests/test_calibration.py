@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import data_for
+from support.helpers import data_for
 from scipy.special import logsumexp
 
 import nbfast

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import CONTAINERS, FLOAT_DTYPES, as_container, nb_estimator
+from support.helpers import CONTAINERS, FLOAT_DTYPES, as_container, nb_estimator
 from scipy.special import gammaln
 
 import nbfast

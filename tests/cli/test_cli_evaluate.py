@@ -8,7 +8,7 @@ import tracemalloc
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import assert_same_figures
+from support.helpers import assert_same_figures
 
 import nbfast
 from nbfast.cli import main

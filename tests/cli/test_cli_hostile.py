@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from crafting import _with_header
+from support.crafting import _with_header
 
 import nbfast
 from nbfast.cli import main

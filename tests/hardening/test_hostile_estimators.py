@@ -4,7 +4,7 @@ ValueError before any kernel reads it, and never ends the interpreter (the risky
 import sys
 import threading
 
-import isolated
+from support import isolated
 import numpy as np
 import pytest
 import scipy.sparse as sp

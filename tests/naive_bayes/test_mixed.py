@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import CONTAINERS, FLOAT_DTYPES, INDEX_DTYPES, NB_FAMILY, as_container, nb_estimator, read_only, tolerance
+from support.helpers import CONTAINERS, FLOAT_DTYPES, INDEX_DTYPES, NB_FAMILY, as_container, nb_estimator, read_only, tolerance
 from test_discrete import reference
 
 import nbfast

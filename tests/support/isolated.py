@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).parents[1]
 MEMORY_LIMIT = 6 << 30
 #: Seconds a case may take (a module may set its own CASE_TIMEOUT); a case that takes longer ends its child.
 CASE_TIMEOUT = 120

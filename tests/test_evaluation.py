@@ -4,7 +4,7 @@ model's predictions, for several models and label types, counted chunk by chunk.
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import NB_FAMILY, assert_same_figures, data_for, labels_of_kind, nb_estimator
+from support.helpers import NB_FAMILY, assert_same_figures, data_for, labels_of_kind, nb_estimator
 
 import nbfast
 from nbfast.evaluation import EvaluationCounts
