@@ -5,10 +5,10 @@ sum, exactly as on the dense copy."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from support import malformed
 
 import nbfast
 from nbfast.naive_bayes import ESTIMATORS
-from support import malformed
 
 
 @pytest.mark.parametrize(

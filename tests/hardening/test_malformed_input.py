@@ -5,14 +5,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from support import malformed
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from nbfast._kernels.scoring import Output
+from support import malformed
 
 import nbfast
 from nbfast._kernels import counts, scoring
+from nbfast._kernels.scoring import Output
 from nbfast.datasets import make_documents
 
 SUPPORT = Path(__file__).parents[1] / "support"

@@ -258,7 +258,7 @@ def test_a_file_with_a_bad_observed_count_is_refused(name, tmp_path):
         "unknown attribute": _with_header(raw, lambda h: h["model"]["fitted"].update(
             observed_count_x=h["model"]["fitted"]["observed_count_"])),
     }
-    for what, content in crafted.items():
+    for content in crafted.values():
         (tmp_path / "crafted.nbf").write_bytes(content)
         with pytest.raises(ValueError):
             nbfast.load(tmp_path / "crafted.nbf")

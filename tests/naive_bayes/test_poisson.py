@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from scipy.special import gammaln
 from support.helpers import (
     CONTAINERS,
     FLOAT_DTYPES,
@@ -14,7 +15,6 @@ from support.helpers import (
     split,
     tolerance,
 )
-from scipy.special import gammaln
 
 import nbfast
 from nbfast.datasets import make_documents

@@ -6,9 +6,9 @@ import json
 import tracemalloc
 from pathlib import Path
 
-from support import isolated
 import numpy as np
 import pytest
+from support import isolated
 from support.crafting import _array_index, _layout, _raw_header, _with_array, _with_byte_order, _with_header
 
 import nbfast

@@ -16,8 +16,8 @@ import warnings
 from functools import partial
 from pathlib import Path
 
-from support import isolated
 import numpy as np
+from support import isolated
 from support.crafting import _layout, _raw_header
 
 import nbfast

@@ -30,7 +30,7 @@ def outcome(call):
     """``"ok"``, or the type and message of the exception ``call()`` raises (the message cut at 300 characters)."""
     try:
         call()
-    except Exception as exc:  # noqa: BLE001 - reported to the parent
+    except Exception as exc:  # reported to the parent
         return f"{type(exc).__name__}: {str(exc)[:300]}"
     return "ok"
 
