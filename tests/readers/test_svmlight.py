@@ -67,3 +67,12 @@ def test_malformed_lines_are_reported_with_their_number(tmp_path, line, message)
         list(iter_svmlight(path, 1))
     with pytest.raises(ValueError, match=message):
         list(iter_svmlight(path, 10))
+
+
+def test_a_zero_index_names_the_parameter_that_reads_it(tmp_path):
+    path = tmp_path / "zero.svm"
+    path.write_bytes(b"1 0:1 2:1\n")
+    with pytest.raises(ValueError, match=r"pass zero_based=True if indices start at 0") as raised:
+        list(iter_svmlight(path, 10))
+    assert "--" not in str(raised.value)  # option names belong to the command line
+    assert list(iter_svmlight(path, 10, zero_based=True))[0].to_csr(3).toarray().tolist() == [[1, 0, 1]]
