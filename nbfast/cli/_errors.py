@@ -49,7 +49,7 @@ def document_frequency(text):
 
 
 #: The library's messages name its parameters and methods; the command line says its options instead.
-_OPTION_OF = {"zero_based=True": "--zero-based", "to_dict()": "--json"}
+_OPTION_OF = {"zero_based=True": "--zero-based", "file_format": "--format", "to_dict()": "--json"}
 
 
 def in_cli_words(message):

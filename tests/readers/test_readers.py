@@ -20,8 +20,9 @@ def test_format_by_extension(name, fmt):
 
 @pytest.mark.parametrize("name", ["a.csv", "a.CSV.gz", "data.parquet"])
 def test_unsupported_input_formats_are_named(name):
-    with pytest.raises(ValueError, match=f"{re.escape(name)}: .* is not a supported input format"):
+    with pytest.raises(ValueError, match=f"{re.escape(name)}: .* is not a supported input format") as raised:
         input_format(name)
+    assert "pass file_format to read it as one" in str(raised.value) and "--" not in str(raised.value)
     assert input_format(name, "svmlight") == "svmlight"  # an explicit format reads it as one
 
 
