@@ -178,7 +178,7 @@ def held_nbytes(model):
                 walk(item)
         elif isinstance(value, dict):
             walk(list(value.values()))
-        elif isinstance(value, BaseEstimator):
+        elif hasattr(value, "get_params") and hasattr(value, "__dict__"):  # an estimator, of any library
             walk(list(vars(value).values()))
             if isinstance(value, _BaseNB):
                 walk(_DERIVED_CACHE.get(value, {}))

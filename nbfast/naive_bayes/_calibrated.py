@@ -18,8 +18,6 @@ import copy
 import numbers
 
 import numpy as np
-from scipy.optimize import minimize_scalar
-from scipy.special import logsumexp
 
 from nbfast._compat import clone
 from nbfast._kernels.scoring import Output
@@ -35,6 +33,8 @@ _RANGE = 1e4
 
 def _log_loss(jll, y_index, inverse_temperature):
     """Mean negative log posterior of the true classes under softmax(jll * inverse_temperature), in row chunks."""
+    from scipy.special import logsumexp  # imported here: scipy.special takes longer to import than nbfast
+
     total = 0.0
     for start in range(0, jll.shape[0], _CHUNK_ROWS):
         scaled = jll[start:start + _CHUNK_ROWS] * inverse_temperature
@@ -52,6 +52,8 @@ def fit_temperature(jll, y_index):
     minus one of them), so a bounded scalar search over log(1/T) finds its
     minimum.
     """
+    from scipy.optimize import minimize_scalar  # imported here: scipy.optimize takes longer to import than nbfast
+
     result = minimize_scalar(
         lambda log_beta: _log_loss(jll, y_index, np.exp(log_beta)),
         bounds=(-np.log(_RANGE), np.log(_RANGE)), method="bounded", options={"xatol": 1e-10},

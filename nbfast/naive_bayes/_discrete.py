@@ -14,7 +14,6 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import gammaln
 
 from nbfast._kernels import tables
 from nbfast._kernels.counts import add_class_counts
@@ -997,6 +996,8 @@ class PoissonNB(_CountNB):
         C : ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``.
         """
+        from scipy.special import gammaln  # imported here: scipy.special takes longer to import than nbfast
+
         X = self._predict_input(X)
         jll = self._score(X, Output.JOINT_LOG_LIKELIHOOD)
         log_factorials = sp.csr_array((gammaln(X.data.astype(np.float64) + 1.0), X.indices, X.indptr), shape=X.shape)

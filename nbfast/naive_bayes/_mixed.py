@@ -14,7 +14,8 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from nbfast._compat import _BaseComposition, clone, optional
+from nbfast import _compat
+from nbfast._compat import _BaseComposition, clone
 from nbfast._validation import (
     _check_feature_names,
     _dense_to_float,
@@ -48,7 +49,7 @@ class _ScikitLearnPart:
 
     def __init__(self, estimator):
         self.estimator = estimator
-        self._naive_bayes = optional("sklearn.naive_bayes")
+        self._naive_bayes = _compat.sklearn_module_if_loaded("naive_bayes")
 
     def _is(self, name):
         return isinstance(self.estimator, vars(self._naive_bayes)[name])
@@ -513,7 +514,7 @@ class MixedNB(_BaseComposition, _BaseNB):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        from sklearn.utils import get_tags
+        get_tags = _compat.sklearn_module("utils", "tags").get_tags
 
         try:
             part_tags = [get_tags(estimator) for _, estimator, _ in self._parts()]
