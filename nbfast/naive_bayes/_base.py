@@ -75,6 +75,11 @@ from nbfast.naive_bayes._sklearn import to_sklearn
 _DENSE_LABEL_RANGE = 1 << 16
 
 
+def fresh_copy(value):
+    """A writable C-contiguous float64 copy of a fitted statistic, to add a batch into."""
+    return np.array(value, dtype=np.float64, order="C", copy=True)
+
+
 def _label_offsets(y):
     """(y - lowest as intp, lowest, highest) for integer labels of a small enough range, else None."""
     y = np.asarray(y)
@@ -868,13 +873,10 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         return self
 
     def _current_stats(self):
-        """The fitted statistics, made writable in place for the next batch."""
-        stats = {}
-        for name in self._fitted_stat_names():
-            value = np.require(getattr(self, name), dtype=np.float64, requirements=["C", "W"])
-            setattr(self, name, value)
-            stats[name] = value
-        return stats
+        """Copies of the fitted statistics for the next batch to add into: a prediction in another thread may be
+        reading the fitted arrays, so they are never written in place (partial_fit swaps the references at the end).
+        """
+        return {name: fresh_copy(getattr(self, name)) for name in self._fitted_stat_names()}
 
     def _commit(self, stats, classes, n_features, feature_names):
         """Install fresh statistics and derive the parameters: the only place fit mutates self."""

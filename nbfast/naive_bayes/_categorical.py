@@ -38,6 +38,7 @@ from nbfast._validation import check_counts, check_log_prior, check_missing, che
 from nbfast.naive_bayes._base import (
     _BaseNB,
     contrast,
+    fresh_copy,
     pair_terms,
     scores_from_joint_log_likelihood,
     terms_matrix,
@@ -340,10 +341,9 @@ class CategoricalNB(_BaseDiscreteNB):
         }
 
     def _current_stats(self):
-        self.class_count_ = np.require(self.class_count_, dtype=np.float64, requirements=["C", "W"])
-        if not isinstance(self._category_counts, SparseCounts):
-            self._category_counts = np.require(self._category_counts, dtype=np.float64, requirements=["C", "W"])
-        return {"class_count_": self.class_count_, "_category_counts": self._category_counts,
+        counts = self._category_counts  # compact counts are immutable: adding a batch makes new ones
+        return {"class_count_": fresh_copy(self.class_count_),
+                "_category_counts": counts if isinstance(counts, SparseCounts) else fresh_copy(counts),
                 "n_categories_": self.n_categories_}
 
     def _has_compact_table(self):

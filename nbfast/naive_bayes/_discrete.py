@@ -31,6 +31,7 @@ from nbfast._validation import (
 from nbfast.naive_bayes._base import (
     _BaseNB,
     class_log_prior,
+    fresh_copy,
     missing_as_columns,
     pair_terms,
     scores_from_joint_log_likelihood,
@@ -240,13 +241,11 @@ class _CountNB(_BaseDiscreteNB):
         return accumulate_counts
 
     def _current_stats(self):
-        self.class_count_ = np.require(self.class_count_, dtype=np.float64, requirements=["C", "W"])
-        if not isinstance(self._feature_counts, SparseCounts):
-            self._feature_counts = np.require(self._feature_counts, dtype=np.float64, requirements=["C", "W"])
-        stats = {"class_count_": self.class_count_, "_feature_counts": self._feature_counts}
+        counts = self._feature_counts  # compact counts are immutable: adding a batch makes new ones
+        stats = {"class_count_": fresh_copy(self.class_count_),
+                 "_feature_counts": counts if isinstance(counts, SparseCounts) else fresh_copy(counts)}
         if "observed_count_" in vars(self):
-            self.observed_count_ = np.require(self.observed_count_, dtype=np.float64, requirements=["C", "W"])
-            stats["observed_count_"] = self.observed_count_
+            stats["observed_count_"] = fresh_copy(self.observed_count_)
         return stats
 
     @classmethod

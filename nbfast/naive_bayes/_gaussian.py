@@ -286,13 +286,11 @@ class GaussianNB(_BaseNB):
         # As scikit-learn: epsilon_ = var_smoothing * the largest (unweighted) variance of a feature in this batch
         # (of its observed values, with missing values).
         epsilon = self.var_smoothing * float(seen[2].max())
-        if "epsilon_" in stats:  # fit or first partial_fit: _commit installs the statistics
-            stats["epsilon_"] = epsilon
-        else:
+        if "epsilon_" not in stats:  # a later partial_fit (fit and the first partial_fit start from None)
             # scikit-learn subtracts the new epsilon_ from var_ (which holds the previous one)
             # before merging, so the previous epsilon_ stays in the past variances.
             stats["_raw_var"] = stats["_raw_var"] + (self.epsilon_ - epsilon)
-            self.epsilon_ = epsilon
+        stats["epsilon_"] = epsilon
         if "observed_count_" in stats:  # the moments are over each feature's observed values
             stats["class_count_"] = stats["class_count_"] + weight
             self._merge_into(stats, ("observed_count_", "theta_", "_raw_var"),
