@@ -68,6 +68,7 @@ from nbfast._validation import (
     check_y,
 )
 from nbfast.naive_bayes._compact import CompactTable
+from nbfast.naive_bayes._params import check_parameters
 from nbfast.naive_bayes._sklearn import to_sklearn
 
 #: Integer labels spanning at most this many values (or as many as there are
@@ -501,6 +502,10 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
     _keeps_observed_count = False
     #: Whether the estimator takes ``missing`` ("error" or "ignore"): MixedNB passes its own to such parts.
     _takes_missing = False
+    #: What each parameter may be, in scikit-learn's language (see :mod:`nbfast.naive_bayes._params`).
+    _parameter_constraints = {}
+    #: The parameters that scoring reads: checked again before every prediction (set_params may change them).
+    _scoring_params = ()
 
     # --------------------------------------------------------- statistics
     def _validate_params(self, n_features, n_classes):
@@ -508,10 +513,12 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
 
         Subclasses check every parameter here, ``_validate_scoring_params`` included.
         """
+        check_parameters(self)
         self._validate_scoring_params()
 
     def _validate_scoring_params(self):
-        """Check the parameters that scoring reads (cheap: called before every prediction)."""
+        """Check the parameters that scoring reads, ``_scoring_params`` (cheap: called before every prediction)."""
+        check_parameters(self, self._scoring_params)
 
     def _ignores_missing(self):
         """Whether NaN in X is a missing value, left out of fit and of each row's score (``missing="ignore"``).
@@ -811,6 +818,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
             The fitted estimator. A call that raises leaves it unchanged (scikit-learn's may
             leave ``classes_`` of the failed call behind).
         """
+        check_parameters(self)
         feature_names = _feature_names(X)
         X = self._check_X(X, reset=True)
         y = check_y(y, X.shape[0])
@@ -844,6 +852,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
             The updated estimator. A call that raises leaves it unchanged.
         """
         first_call = not hasattr(self, "classes_")
+        check_parameters(self)
         feature_names = _feature_names(X)
         X = self._check_X(X, reset=first_call)
         y = check_y(y, X.shape[0])

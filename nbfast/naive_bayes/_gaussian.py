@@ -10,7 +10,7 @@ formula of Chan, Golub and LeVeque, as scikit-learn's
 formula.
 """
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -18,9 +18,10 @@ import scipy.sparse as sp
 from nbfast._kernels import gaussian as _kernels
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
-from nbfast._validation import check_class_prior, check_counts, check_is_fitted, check_missing, check_X
+from nbfast._validation import MISSING, check_class_prior, check_counts, check_is_fitted, check_missing, check_X
 from nbfast.naive_bayes._base import _BaseNB, encode_labels, pair_terms, terms_matrix, unique_classes
 from nbfast.naive_bayes._discrete import group_rows_by_class
+from nbfast.naive_bayes._params import Interval, Options, StrOptions
 
 VARIANCES = ("class_feature", "feature", "class", "global")
 
@@ -217,6 +218,12 @@ class GaussianNB(_BaseNB):
     _prior_param = "priors"
     _keeps_observed_count = True
     _takes_missing = True
+    _parameter_constraints = {
+        "priors": ["array-like", None], "var_smoothing": [Interval(Real, 0, None, closed="left")],
+        "variance": [StrOptions(set(VARIANCES))], "ddof": [Options(Integral, {0, 1})],
+        "missing": [StrOptions(set(MISSING))],
+    }
+    _scoring_params = ("missing",)
 
     def __init__(self, *, priors=None, var_smoothing=1e-9, variance="class_feature", ddof=0, missing="error"):
         self.priors = priors
@@ -228,20 +235,9 @@ class GaussianNB(_BaseNB):
     # ---------------------------------------------------------- parameters
     def _validate_params(self, n_features, n_classes):
         super()._validate_params(n_features, n_classes)
-        if (
-            not isinstance(self.var_smoothing, numbers.Real)
-            or isinstance(self.var_smoothing, bool)
-            or not self.var_smoothing >= 0
-        ):
-            raise ValueError(f"var_smoothing must be a float in the range [0, inf); got {self.var_smoothing!r}.")
-        if not isinstance(self.variance, str) or self.variance not in VARIANCES:
-            raise ValueError(f"variance must be one of {VARIANCES}; got {self.variance!r}.")
-        if isinstance(self.ddof, bool) or self.ddof not in (0, 1):
+        if isinstance(self.ddof, bool):
             raise ValueError(f"ddof must be 0 or 1; got {self.ddof!r}.")
         self._check_priors(n_classes)
-
-    def _validate_scoring_params(self):
-        check_missing(self.missing)
 
     def _ignores_missing(self):
         return check_missing(self.missing)

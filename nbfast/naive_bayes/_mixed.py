@@ -16,6 +16,7 @@ import scipy.sparse as sp
 
 from nbfast._compat import _BaseComposition, clone, optional
 from nbfast._validation import (
+    MISSING,
     _check_feature_names,
     _dense_to_float,
     _feature_names,
@@ -36,6 +37,7 @@ from nbfast.naive_bayes._base import (
     unique_classes,
 )
 from nbfast.naive_bayes._discrete import MultinomialNB
+from nbfast.naive_bayes._params import StrOptions, check_parameters
 from nbfast.naive_bayes._sklearn import is_scikit_learn_naive_bayes
 
 
@@ -205,6 +207,9 @@ class MixedNB(_BaseComposition, _BaseNB):
     )
 
     _composite = True
+    _parameter_constraints = {"estimators": [list, None], "fit_prior": ["boolean"],
+                              "class_prior": ["array-like", None], "missing": [StrOptions(set(MISSING))]}
+    _scoring_params = ("missing",)
 
     def __init__(self, estimators=None, *, fit_prior=True, class_prior=None, missing="error"):
         self.estimators = estimators
@@ -341,6 +346,7 @@ class MixedNB(_BaseComposition, _BaseNB):
 
     def _fit(self, X, y, classes, sample_weight, partial):
         first = not (partial and hasattr(self, "classes_"))
+        check_parameters(self)
         parts = self._parts()
         check_missing(self.missing)
         feature_names = _feature_names(X)
@@ -386,9 +392,6 @@ class MixedNB(_BaseComposition, _BaseNB):
 
     def _ignores_missing(self):
         return check_missing(self.missing)
-
-    def _validate_scoring_params(self):
-        check_missing(self.missing)
 
     def _with_missing(self, estimator):
         """A (cloned) part with the model's ``missing``, when it takes the parameter."""

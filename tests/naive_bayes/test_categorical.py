@@ -233,7 +233,7 @@ def test_bad_values_are_refused_and_leave_the_model_unchanged(value, match):
     "params, match",
     [
         ({"alpha": np.ones(10)}, "alpha"),
-        ({"min_categories": 2.5}, "integral"),
+        ({"min_categories": 2.5}, "min_categories"),
         ({"min_categories": 0}, "min_categories"),
         ({"min_categories": [2, 3]}, "shape"),
         ({"max_categories": 0}, "max_categories"),

@@ -240,8 +240,8 @@ def test_merge_equals_fit_on_union(variance, ddof):
         ({"priors": [0.5, 0.5, 0.5, 0.5]}, "sum of the priors should be 1"),
         ({"priors": [1.5, -0.5, 0.0, 0.0]}, "Priors must be non-negative"),
         ({"var_smoothing": -1.0}, "var_smoothing"),
-        ({"variance": "per-class"}, "variance must be one of"),
-        ({"ddof": 2}, "ddof must be 0 or 1"),
+        ({"variance": "per-class"}, "'variance' parameter of GaussianNB"),
+        ({"ddof": 2}, "'ddof' parameter of GaussianNB"),
     ],
 )
 def test_bad_parameters_raise_and_leave_the_model_unchanged(params, message):

@@ -305,7 +305,7 @@ def test_nested_parameters_clone_and_grid_search():
         ([("a", nbfast.MultinomialNB(), [True, False])], ValueError, "mask"),
         ([("a", nbfast.MultinomialNB(), ["w0"])], ValueError, "DataFrame"),
         ([("a", nbfast.MultinomialNB(), [0.5])], ValueError, "slice, integers"),
-        ("nonsense", ValueError, "tuple"),
+        ("nonsense", ValueError, "'estimators' parameter of MixedNB"),
     ],
 )
 def test_bad_parts_raise(estimators, error, match):
