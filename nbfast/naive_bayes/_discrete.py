@@ -142,11 +142,12 @@ class _BaseDiscreteNB(_BaseNB):
     # ---------------------------------------------------------- parameters
     def _validate_params(self, n_features, n_classes):
         super()._validate_params(n_features, n_classes)
-        self._check_alpha(n_features)
+        self._check_alpha(n_features, warn=True)
         check_class_prior(self.class_prior, n_classes)
 
-    def _check_alpha(self, n_features):
-        """The smoothing as a float or a (n_features,) array, bounded below unless force_alpha."""
+    def _check_alpha(self, n_features, warn=False):
+        """The smoothing as a float or a (n_features,) array, bounded below unless force_alpha (with a warning
+        when ``warn``: once per fit, where the parameters are validated)."""
         if isinstance(self.alpha, numbers.Real) and not isinstance(self.alpha, bool):
             alpha = float(self.alpha)
             if not alpha >= 0:
@@ -164,10 +165,9 @@ class _BaseDiscreteNB(_BaseNB):
             if not np.all((alpha >= 0) & (alpha < np.inf)):
                 raise ValueError(f"All values in alpha must be finite and non-negative; got {self.alpha!r}.")
         if np.min(alpha) < _ALPHA_LOWER_BOUND and not self.force_alpha:
-            warnings.warn(
-                f"alpha too small will result in numeric errors, setting alpha = {_ALPHA_LOWER_BOUND:.1e}. "
-                "Use `force_alpha=True` to keep alpha unchanged."
-            )
+            if warn:
+                warnings.warn(f"alpha too small will result in numeric errors, setting alpha = "
+                              f"{_ALPHA_LOWER_BOUND:.1e}. Use `force_alpha=True` to keep alpha unchanged.")
             return np.maximum(alpha, _ALPHA_LOWER_BOUND)
         return alpha
 

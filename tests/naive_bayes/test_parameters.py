@@ -168,3 +168,21 @@ def _rebuilt(constraint, module):
     if isinstance(constraint, param_validation.Options):
         return module.Options(constraint.type, constraint.options)
     return constraint
+
+
+@pytest.mark.parametrize("name", ["MultinomialNB", "BernoulliNB", "ComplementNB", "CategoricalNB", "PoissonNB"])
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+def test_the_alpha_too_small_warning_is_issued_once_per_fit(name, method):
+    X, y = _data(name)
+    model = ESTIMATORS[name](alpha=0.0, force_alpha=False)
+    fit = getattr(model, method)
+    kwargs = {"classes": [0, 1]} if method == "partial_fit" else {}
+    for _ in range(2):  # the first call and a later one (partial_fit continues)
+        with pytest.warns(UserWarning, match="alpha too small") as record:
+            fit(X, y, **kwargs)
+        assert len([w for w in record if "alpha too small" in str(w.message)]) == 1
+        model.predict_proba(X)
+    if name != "PoissonNB":
+        with pytest.warns(UserWarning, match="alpha too small") as record:
+            getattr(getattr(sk_nb, name)(alpha=0.0, force_alpha=False), method)(X, y, **kwargs)
+        assert len([w for w in record if "alpha too small" in str(w.message)]) == 1
