@@ -313,7 +313,15 @@ def contrast(table):
 
 
 def _same_value(a, b):
-    """Equality of two parameter values that may be arrays (alpha, class_prior); 1 equals 1.0, not True."""
+    """Equality of two parameter values that may be arrays (alpha, class_prior) or lists of estimators with their
+    columns (MixedNB's parts, equal when of the same classes and parameters); 1 equals 1.0, not True."""
+    if isinstance(a, BaseEstimator) or isinstance(b, BaseEstimator):
+        return type(a) is type(b) and _same_value(a.get_params(deep=False), b.get_params(deep=False))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b) and any(
+            isinstance(v, (BaseEstimator, list, tuple, slice, str)) for v in (*a, *b)):
+        return all(_same_value(u, v) for u, v in zip(a, b))
     if any(isinstance(v, (np.ndarray, list, tuple)) for v in (a, b)):
         try:
             return np.array_equal(np.asarray(a), np.asarray(b))

@@ -407,6 +407,23 @@ class MixedNB(_BaseComposition, _BaseNB):
         for estimator in estimators:
             _contract(estimator)._set_log_prior(self.class_log_prior_)
 
+    @classmethod
+    def _merge(cls, models):
+        """The model of the union of the shards: each part merged with the same part of the other models (by its
+        own rule), the class counts summed."""
+        cls._check_mergeable(models)
+        first = models[0]
+        shards = list(zip(*(model.estimators_ for model in models)))
+        if not all(isinstance(part, _BaseNB) for shard in shards for part in shard):
+            raise TypeError("MixedNB models merge only when every part is an nbfast estimator; a scikit-learn part "
+                            "keeps no statistics nbfast can merge.")
+        merged = clone(first)
+        class_count = np.sum([np.asarray(model.class_count_, dtype=np.float64) for model in models], axis=0)
+        estimators = [type(shard[0])._merge(list(shard)) for shard in shards]
+        merged._commit_parts(first.classes_.copy(), first.n_features_in_, vars(first).get("feature_names_in_"),
+                             class_count, [index.copy() for index in first.columns_], estimators)
+        return merged
+
     def _update_params(self):
         # The shared prior follows the discrete models' rules (fit_prior, class_prior).
         prior = check_class_prior(self.class_prior, len(self.classes_))
