@@ -172,7 +172,10 @@ class GaussianNB(_BaseNB):
         class's mean and variance of feature j are over the rows where x_j is
         observed, and ``epsilon_`` comes from the variances of the observed
         values) and out of the row's joint log-likelihood.  A stored NaN of
-        sparse X is missing; implicit zeros stay values 0.
+        sparse X is missing; implicit zeros stay values 0.  A class that
+        never observed feature j takes the mean and variance of feature j's
+        observed values over all classes, so that feature does not decide
+        for or against it.
 
     Attributes
     ----------
@@ -311,8 +314,17 @@ class GaussianNB(_BaseNB):
         return vars(self).get("observed_count_", self.class_count_)
 
     def _update_params(self):
-        variance = pooled_variance(self._raw_var, self._moment_count(), self.variance, self.ddof)
-        self._var = np.broadcast_to(variance, self._raw_var.shape) + self.epsilon_
+        variance = np.broadcast_to(
+            pooled_variance(self._raw_var, self._moment_count(), self.variance, self.ddof), self._raw_var.shape)
+        observed = vars(self).get("observed_count_")
+        if observed is not None and not np.all(observed > 0):
+            # A class that never observed feature j takes the feature's mean and variance over the observed values
+            # of every class (its marginal), not mean 0 and variance epsilon_, which would decide for or against
+            # the class on whether x_j is near 0.  The cells have no weight: later batches and merges replace them.
+            _, mean, pooled = pool_groups(observed, self.theta_, self._raw_var)
+            self.theta_ = np.where(observed > 0, self.theta_, mean)
+            variance = np.where(observed > 0, variance, pooled)
+        self._var = variance + self.epsilon_
         priors = self._check_priors(len(self.classes_))
         self.class_prior_ = self.class_count_ / self.class_count_.sum() if priors is None else priors
 

@@ -35,8 +35,15 @@ def numpy_jll(name, X, y, sample_weight=None, alpha=1.0):
     N = Y.T @ observed  # (classes, features): weight of the observed values
     jll = np.log(Y.sum(axis=0) / Y.sum())[None, :].repeat(len(X), axis=0)
     if name == "GaussianNB":
-        mean = (Y.T @ x) / N
-        var = np.stack([(Y[:, c, None] * observed * (x - mean[c]) ** 2).sum(axis=0) for c in range(len(N))]) / N
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = (Y.T @ x) / N
+            var = np.stack([(Y[:, c, None] * observed * (x - mean[c]) ** 2).sum(axis=0) for c in range(len(N))]) / N
+        # a class that never observed feature j takes the feature's mean and variance over every class
+        weight = w[:, None] * observed
+        pooled_mean = (weight * x).sum(axis=0) / weight.sum(axis=0)
+        pooled_var = (weight * (x - pooled_mean) ** 2).sum(axis=0) / weight.sum(axis=0)
+        mean = np.where(N > 0, mean, pooled_mean)
+        var = np.where(N > 0, var, pooled_var)
         epsilon = 1e-9 * np.nanvar(X, axis=0).max()
         var = var + epsilon
         for c in range(len(N)):
@@ -58,6 +65,25 @@ def numpy_jll(name, X, y, sample_weight=None, alpha=1.0):
 
 
 # ------------------------------------------------------------ the numpy reference
+@pytest.mark.parametrize("container", CONTAINERS)
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def test_a_gaussian_feature_a_class_never_observed_does_not_decide_for_or_against_it(container, weighted):
+    X, y = data_with_missing("GaussianNB", fraction=0.1)
+    X[y == 2, 1] = np.nan  # class 2 never observes feature 1
+    X[y == 0, 4] = np.nan  # nor class 0 feature 4
+    weight = np.random.RandomState(1).uniform(0.5, 2.0, len(y)) if weighted else None
+    model = GaussianNB(missing="ignore").fit(CONTAINERS[container](X), y, sample_weight=weight)
+    np.testing.assert_allclose(model.predict_joint_log_proba(CONTAINERS[container](X)), numpy_jll("GaussianNB", X, y, weight),
+                               rtol=1e-9, atol=1e-9)
+    # feature 1 alone: its value moves class 2's posterior only as the feature's overall distribution does
+    rows = np.full((3, X.shape[1]), np.nan)
+    rows[:, 1] = [0.0, 5.5, 1.0]
+    proba = model.predict_proba(rows)[:, 2]
+    assert np.all((proba > 0.01) & (proba < 0.99))
+    model.partial_fit(X[:10], y[:10], sample_weight=None if weight is None else weight[:10])  # continues cleanly
+    assert np.isfinite(model.predict_joint_log_proba(X)).all()
+
+
 @pytest.mark.parametrize("name", ESTIMATORS)
 @pytest.mark.parametrize("container", CONTAINERS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
