@@ -275,6 +275,8 @@ class GaussianNB(_BaseNB):
 
     def _accumulate(self, stats, X, y_index, sample_weight):
         n_classes = stats["class_count_"].shape[0]
+        # theta_, var_ and class_prior_ keep the first batch's float32, as in scikit-learn (the sums are float64)
+        dtype = X.dtype if "epsilon_" in stats else self._dtype()
         skip_nan = self._ignores_missing()
         if skip_nan and "observed_count_" not in stats:  # continuing a model fitted without missing values
             stats["observed_count_"] = np.array(per_feature(stats["class_count_"], stats["theta_"].shape))
@@ -298,6 +300,11 @@ class GaussianNB(_BaseNB):
         else:
             self._merge_into(stats, ("class_count_", "theta_", "_raw_var"), (count, mean, var))
         self._merge_into(stats, ("_seen_count", "_seen_mean", "_seen_var"), seen)
+        stats["theta_"] = stats["theta_"].astype(np.float32 if dtype == np.float32 else np.float64, copy=False)
+
+    def _dtype(self):
+        """float32 for a model fitted on float32 X (its theta_ says so), else float64."""
+        return np.float32 if np.asarray(self.theta_).dtype == np.float32 else np.float64
 
     @staticmethod
     def _merge_into(stats, names, moments):
@@ -324,9 +331,10 @@ class GaussianNB(_BaseNB):
             _, mean, pooled = pool_groups(observed, self.theta_, self._raw_var)
             self.theta_ = np.where(observed > 0, self.theta_, mean)
             variance = np.where(observed > 0, variance, pooled)
-        self._var = variance + self.epsilon_
+        self._var = (variance + self.epsilon_).astype(self._dtype(), copy=False)
         priors = self._check_priors(len(self.classes_))
-        self.class_prior_ = self.class_count_ / self.class_count_.sum() if priors is None else priors
+        prior = self.class_count_ / self.class_count_.sum() if priors is None else priors
+        self.class_prior_ = prior.astype(self._dtype(), copy=False)
 
     # ----------------------------------------------------- the public var_
     @property
@@ -348,7 +356,7 @@ class GaussianNB(_BaseNB):
         count = np.asarray(self._moment_count(), dtype=np.float64)
         dof = np.maximum(count - self.ddof, 0)
         scale = np.divide(dof, count, out=np.ones_like(count), where=count > 0)
-        self._var = var
+        self._var = var.astype(self._dtype(), copy=False)
         self._raw_var = (scale[:, None] if scale.ndim == 1 else scale) * (var - self.epsilon_)  # shapes: checked later
         self._seen_count, self._seen_mean, self._seen_var = pool_groups(count, self.theta_, self._raw_var)
 
@@ -418,7 +426,8 @@ class GaussianNB(_BaseNB):
                 arrays = (X, np.empty(0, dtype=X.dtype), no_index, no_index)
         work = (X.nnz if sp.issparse(X) else X.size) * n_classes + n_samples * n_classes
         _kernels.score(*arrays, mean, half_inv_var, bias, restore, mode, out, labels, effective_n_threads(work))
-        return labels if mode == Output.ARGMAX else out
+        # scores in float32 for float32 X and a model fitted on float32, as scikit-learn's (computed in float64)
+        return labels if mode == Output.ARGMAX else out.astype(np.result_type(X.dtype, self._dtype()), copy=False)
 
     # ------------------------------------------------------- explanation
     def _pair_terms(self, X, first, second):

@@ -99,9 +99,27 @@ def test_fit_matches_sklearn(container, dtype, priors, var_smoothing):
     for sample_weight in (None, weights):
         params = dict(priors=priors, var_smoothing=var_smoothing)
         ours = nbfast.GaussianNB(**params).fit(X_train, y_train, sample_weight=sample_weight)
-        # Our kernels accumulate in float64: compare with scikit-learn on the float64 dense copy.
+        # Our kernels accumulate in float64 (then give float32 results for float32 X, as scikit-learn):
+        # compare with scikit-learn on the float64 dense copy.
         theirs = sk_nb.GaussianNB(**params).fit(dense64(X_train), y_train, sample_weight=sample_weight)
-        assert_close(ours, theirs, X_test, X_test_theirs=dense64(X_test))
+        assert_close(ours, theirs, X_test, X_test_theirs=dense64(X_test), rtol=1e-12 if dtype == np.float64 else 1e-6)
+
+
+@pytest.mark.parametrize("container", ["dense", "csr_array"])
+def test_float32_keeps_float32_like_scikit_learn(container):
+    X, y = make_data(random_state=1)
+    X32 = as_container(sp.csr_array(X), container, np.float32, np.int64)
+    ours = nbfast.GaussianNB().fit(X32, y)
+    theirs = sk_nb.GaussianNB().fit(dense64(X32).astype(np.float32), y)
+    chunked = nbfast.GaussianNB().partial_fit(X32[:150], y[:150], classes=np.unique(y)).partial_fit(X32[150:], y[150:])
+    for model in (ours, chunked):
+        for name in ("theta_", "var_", "class_prior_"):
+            assert getattr(model, name).dtype == getattr(theirs, name).dtype == np.float32, name
+            np.testing.assert_allclose(getattr(model, name), getattr(theirs, name), rtol=1e-5, atol=1e-6)
+        for method in ("predict_proba", "predict_log_proba", "predict_joint_log_proba"):
+            assert getattr(model, method)(X32).dtype == np.float32, method
+        assert model.predict_proba(dense64(X32)).dtype == np.float64  # float64 X: float64 scores, as scikit-learn
+        np.testing.assert_array_equal(model.predict(X32), theirs.predict(dense64(X32).astype(np.float32)))
 
 
 @pytest.mark.parametrize("container", ["dense", "csr_array"])
