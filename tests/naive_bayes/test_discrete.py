@@ -258,13 +258,6 @@ def test_feature_log_prob_is_a_view_of_the_scoring_table():
     np.testing.assert_allclose(model.predict_joint_log_proba(X), X @ (sk.feature_log_prob_ * 2).T + model.class_log_prior_)
 
 
-@pytest.mark.parametrize("kind", ESTIMATORS)
-def test_sklearn_compatibility(kind):
-    from sklearn.utils.estimator_checks import check_estimator
-
-    check_estimator(ESTIMATORS[kind][0]())
-
-
 def test_works_in_pipeline_and_grid_search():
     from sklearn.model_selection import GridSearchCV
     from sklearn.pipeline import make_pipeline

@@ -287,10 +287,3 @@ def test_results_identical_for_one_and_two_threads(container, n_threads_limit):
             results.append((model.theta_.copy(), model.var_.copy(), model.predict_proba(X), model.predict(X)))
     for a, b in zip(*results):
         np.testing.assert_array_equal(a, b)
-
-
-@pytest.mark.parametrize("params", [{}, {"variance": "global", "ddof": 1}], ids=["default", "global-ddof1"])
-def test_sklearn_compatibility(params):
-    from sklearn.utils.estimator_checks import check_estimator
-
-    check_estimator(nbfast.GaussianNB(**params))

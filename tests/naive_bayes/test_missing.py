@@ -305,26 +305,6 @@ def test_observed_count_in_a_model_that_keeps_none_is_refused(tmp_path):
         nbfast.load(tmp_path / "crafted.nbf")
 
 
-# ------------------------------------------------------------- scikit-learn
-@pytest.mark.parametrize("name", ESTIMATORS)
-def test_sklearn_compatibility_with_missing_ignore(name):
-    from sklearn.utils.estimator_checks import check_estimator
-
-    refused_floats = "fits on non-integer floats, which CategoricalNB refuses by design"
-    expected_failed = {
-        "check_sample_weight_equivalence_on_dense_data": refused_floats,
-        "check_sample_weight_equivalence_on_sparse_data": refused_floats,
-        "check_classifiers_one_label_sample_weights": refused_floats,
-    } if name == "CategoricalNB" else None
-    check_estimator(ESTIMATORS[name](missing="ignore"), expected_failed_checks=expected_failed)
-
-
-def test_sklearn_compatibility_of_mixednb_with_missing_ignore():
-    from sklearn.utils.estimator_checks import check_estimator
-
-    check_estimator(MixedNB([("numbers", GaussianNB(), slice(None))], missing="ignore"))
-
-
 @pytest.mark.parametrize("name", ESTIMATORS)
 @pytest.mark.parametrize("container", ["dense", "csr_array"])
 def test_explanations_of_rows_with_missing_values_add_up(name, container):

@@ -142,8 +142,3 @@ def test_bad_beta_is_refused(beta):
     X, y = make_documents(20, 5, 2, random_state=0)
     with pytest.raises(ValueError, match="beta"):
         nbfast.PoissonNB(beta=beta).fit(X, y)
-
-
-def test_sklearn_compatibility():
-    check_estimator = pytest.importorskip("sklearn.utils.estimator_checks").check_estimator
-    check_estimator(nbfast.PoissonNB())
