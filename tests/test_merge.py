@@ -4,7 +4,7 @@ import copy
 
 import numpy as np
 import pytest
-from conftest import exported
+from support.helpers import exported
 
 import nbfast
 from nbfast.datasets import make_documents
