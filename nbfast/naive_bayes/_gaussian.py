@@ -321,6 +321,7 @@ class GaussianNB(_BaseNB):
         return vars(self).get("observed_count_", self.class_count_)
 
     def _update_params(self):
+        dtype = self._dtype()
         variance = np.broadcast_to(
             pooled_variance(self._raw_var, self._moment_count(), self.variance, self.ddof), self._raw_var.shape)
         observed = vars(self).get("observed_count_")
@@ -329,12 +330,12 @@ class GaussianNB(_BaseNB):
             # of every class (its marginal), not mean 0 and variance epsilon_, which would decide for or against
             # the class on whether x_j is near 0.  The cells have no weight: later batches and merges replace them.
             _, mean, pooled = pool_groups(observed, self.theta_, self._raw_var)
-            self.theta_ = np.where(observed > 0, self.theta_, mean)
+            self.theta_ = np.where(observed > 0, self.theta_, mean).astype(dtype, copy=False)
             variance = np.where(observed > 0, variance, pooled)
-        self._var = (variance + self.epsilon_).astype(self._dtype(), copy=False)
+        self._var = (variance + self.epsilon_).astype(dtype, copy=False)
         priors = self._check_priors(len(self.classes_))
         prior = self.class_count_ / self.class_count_.sum() if priors is None else priors
-        self.class_prior_ = prior.astype(self._dtype(), copy=False)
+        self.class_prior_ = prior.astype(dtype, copy=False)
 
     # ----------------------------------------------------- the public var_
     @property

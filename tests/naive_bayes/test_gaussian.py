@@ -112,6 +112,9 @@ def test_float32_keeps_float32_like_scikit_learn(container):
     ours = nbfast.GaussianNB().fit(X32, y)
     theirs = sk_nb.GaussianNB().fit(dense64(X32).astype(np.float32), y)
     chunked = nbfast.GaussianNB().partial_fit(X32[:150], y[:150], classes=np.unique(y)).partial_fit(X32[150:], y[150:])
+    missing = dense64(X32).astype(np.float32)
+    missing[y == 1, 0] = np.nan  # class 1 never observes feature 0: its cells are filled, still in float32
+    assert nbfast.GaussianNB(missing="ignore").fit(missing, y).theta_.dtype == np.float32
     for model in (ours, chunked):
         for name in ("theta_", "var_", "class_prior_"):
             assert getattr(model, name).dtype == getattr(theirs, name).dtype == np.float32, name
