@@ -16,6 +16,7 @@ cost about one fit and one scoring pass, not K fits.
 
 import copy
 import numbers
+from numbers import Integral
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from nbfast._compat import clone
 from nbfast._kernels.scoring import Output
 from nbfast._validation import check_y
 from nbfast.naive_bayes._base import encode_labels, scores_from_joint_log_likelihood
+from nbfast.naive_bayes._params import Interval, check_parameters
 from nbfast.naive_bayes._wrapper import _WrapperNB
 
 #: Rows per chunk when the log-loss is evaluated: temporaries stay at this many rows x n_classes.
@@ -152,6 +154,10 @@ class CalibratedNB(_WrapperNB):
     """
 
     _fitted_attributes = ("classes_", "n_features_in_", "estimator_", "temperature_")
+    _parameter_constraints = {
+        "estimator": [object],  # an nbfast estimator or None: checked with the model it makes (_base_estimator)
+        "cv": [Interval(Integral, 2, None, closed="left")],
+    }
 
     def __init__(self, estimator=None, *, cv=5):
         self.estimator = estimator
@@ -180,6 +186,7 @@ class CalibratedNB(_WrapperNB):
         if sample_weight is not None:
             raise ValueError("CalibratedNB does not support sample_weight.")
         n_folds = self._check_cv()
+        check_parameters(self)
         full, jll = out_of_fold_jll(self._base_estimator(), X, y, n_folds)
         temperature = fit_temperature(jll, encode_labels(full.classes_, check_y(y, jll.shape[0])))
         self._install(full, temperature)

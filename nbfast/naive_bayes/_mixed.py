@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from nbfast import _compat
 from nbfast._compat import _BaseComposition, clone
 from nbfast._validation import (
+    MISSING,
     _check_feature_names,
     _dense_to_float,
     _feature_names,
@@ -37,6 +38,7 @@ from nbfast.naive_bayes._base import (
     unique_classes,
 )
 from nbfast.naive_bayes._discrete import MultinomialNB
+from nbfast.naive_bayes._params import StrOptions, check_parameters
 from nbfast.naive_bayes._sklearn import is_scikit_learn_naive_bayes
 
 
@@ -206,6 +208,9 @@ class MixedNB(_BaseComposition, _BaseNB):
     )
 
     _composite = True
+    _parameter_constraints = {"estimators": [list, None], "fit_prior": ["boolean"],
+                              "class_prior": ["array-like", None], "missing": [StrOptions(set(MISSING))]}
+    _scoring_params = ("missing",)
 
     def __init__(self, estimators=None, *, fit_prior=True, class_prior=None, missing="error"):
         self.estimators = estimators
@@ -342,6 +347,7 @@ class MixedNB(_BaseComposition, _BaseNB):
 
     def _fit(self, X, y, classes, sample_weight, partial):
         first = not (partial and hasattr(self, "classes_"))
+        check_parameters(self)
         parts = self._parts()
         check_missing(self.missing)
         feature_names = _feature_names(X)
@@ -388,9 +394,6 @@ class MixedNB(_BaseComposition, _BaseNB):
     def _ignores_missing(self):
         return check_missing(self.missing)
 
-    def _validate_scoring_params(self):
-        check_missing(self.missing)
-
     def _with_missing(self, estimator):
         """A (cloned) part with the model's ``missing``, when it takes the parameter."""
         if isinstance(estimator, _BaseNB) and type(estimator)._takes_missing:
@@ -404,6 +407,23 @@ class MixedNB(_BaseComposition, _BaseNB):
         self.estimators_ = estimators
         for estimator in estimators:
             _contract(estimator)._set_log_prior(self.class_log_prior_)
+
+    @classmethod
+    def _merge(cls, models):
+        """The model of the union of the shards: each part merged with the same part of the other models (by its
+        own rule), the class counts summed."""
+        cls._check_mergeable(models)
+        first = models[0]
+        shards = list(zip(*(model.estimators_ for model in models)))
+        if not all(isinstance(part, _BaseNB) for shard in shards for part in shard):
+            raise TypeError("MixedNB models merge only when every part is an nbfast estimator; a scikit-learn part "
+                            "keeps no statistics nbfast can merge.")
+        merged = clone(first)
+        class_count = np.sum([np.asarray(model.class_count_, dtype=np.float64) for model in models], axis=0)
+        estimators = [type(shard[0])._merge(list(shard)) for shard in shards]
+        merged._commit_parts(first.classes_.copy(), first.n_features_in_, vars(first).get("feature_names_in_"),
+                             class_count, [index.copy() for index in first.columns_], estimators)
+        return merged
 
     def _update_params(self):
         # The shared prior follows the discrete models' rules (fit_prior, class_prior).
