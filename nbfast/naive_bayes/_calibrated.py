@@ -24,7 +24,7 @@ from nbfast._compat import clone
 from nbfast._kernels.scoring import Output
 from nbfast._validation import check_y
 from nbfast.naive_bayes._base import encode_labels, scores_from_joint_log_likelihood
-from nbfast.naive_bayes._params import Interval, check_parameters
+from nbfast.naive_bayes._params import Interval, check_parameters, declare
 from nbfast.naive_bayes._wrapper import _WrapperNB
 
 #: Rows per chunk when the log-loss is evaluated: temporaries stay at this many rows x n_classes.
@@ -154,10 +154,10 @@ class CalibratedNB(_WrapperNB):
     """
 
     _fitted_attributes = ("classes_", "n_features_in_", "estimator_", "temperature_")
-    _parameter_constraints = {
+    _parameter_constraints = declare({
         "estimator": [object],  # an nbfast estimator or None: checked with the model it makes (_base_estimator)
         "cv": [Interval(Integral, 2, None, closed="left")],
-    }
+    })
 
     def __init__(self, estimator=None, *, cv=5):
         self.estimator = estimator

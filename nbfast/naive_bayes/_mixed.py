@@ -38,7 +38,7 @@ from nbfast.naive_bayes._base import (
     unique_classes,
 )
 from nbfast.naive_bayes._discrete import MultinomialNB
-from nbfast.naive_bayes._params import StrOptions, check_parameters
+from nbfast.naive_bayes._params import StrOptions, check_parameters, declare
 from nbfast.naive_bayes._sklearn import is_scikit_learn_naive_bayes
 
 
@@ -208,8 +208,8 @@ class MixedNB(_BaseComposition, _BaseNB):
     )
 
     _composite = True
-    _parameter_constraints = {"estimators": [list, None], "fit_prior": ["boolean"],
-                              "class_prior": ["array-like", None], "missing": [StrOptions(set(MISSING))]}
+    _parameter_constraints = declare({"estimators": [list, None], "fit_prior": ["boolean"],
+                              "class_prior": ["array-like", None], "missing": [StrOptions(set(MISSING))]})
     _scoring_params = ("missing",)
 
     def __init__(self, estimators=None, *, fit_prior=True, class_prior=None, missing="error"):
