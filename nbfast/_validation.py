@@ -14,7 +14,8 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from nbfast._compat import DataConversionWarning, NotFittedError, check_classification_targets
+from nbfast import _compat
+from nbfast._compat import check_classification_targets
 from nbfast._kernels import validate as _validate_kernels
 from nbfast._kernels.threads import effective_n_threads
 
@@ -34,7 +35,7 @@ def _name(estimator):
 def check_is_fitted(estimator, attribute="classes_"):
     """Raise NotFittedError unless ``estimator`` has been fitted."""
     if not hasattr(estimator, attribute):
-        raise NotFittedError(
+        raise _compat.NotFittedError(
             f"This {_name(estimator)} instance is not fitted yet. Call 'fit' with "
             "appropriate arguments before using this estimator."
         )
@@ -277,7 +278,7 @@ def check_y_shape(y, n_samples, stacklevel=3):
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected. Please change the shape of y "
             "to (n_samples,), for example using ravel().",
-            DataConversionWarning,
+            _compat.DataConversionWarning,
             stacklevel=stacklevel,
         )
         y = y.ravel()

@@ -14,13 +14,13 @@ active.
 import numpy as np
 import scipy.sparse as sp
 
-from nbfast._compat import require
+from nbfast import _compat
 from nbfast._validation import check_is_fitted
 from nbfast.merge import merge
 from nbfast.naive_bayes._base import _BaseNB, unique_classes
 
-dask = require("dask", "dask", "nbfast.dask")
-da = require("dask.array", "dask", "nbfast.dask")
+dask = _compat.dask()
+da = _compat.dask_array()
 
 __all__ = ["fit", "predict", "predict_proba"]
 

@@ -32,15 +32,21 @@ COMMANDS = {
 }
 
 
-def build_parser():
+def build_parser(commands=None):
+    """The ``nbfast`` argument parser; only the options of ``commands`` (default: all) are loaded.
+
+    Each command's options come from its module, so loading only the one that
+    runs keeps ``nbfast --version`` and ``nbfast --help`` from importing them all.
+    """
     parser = argparse.ArgumentParser(prog="nbfast", description="Fast Naive Bayes for count data.", allow_abbrev=False)
     parser.add_argument("--version", action="version", version=f"nbfast {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, (module_name, help_text) in COMMANDS.items():
         sub = subparsers.add_parser(name, help=help_text, description=help_text, allow_abbrev=False)
-        module = importlib.import_module(module_name)
-        module.add_arguments(sub)
-        sub.set_defaults(_run=module.run, _parser=sub)
+        if commands is None or name in commands:
+            module = importlib.import_module(module_name)
+            module.add_arguments(sub)
+            sub.set_defaults(_run=module.run, _parser=sub)
     return parser
 
 
@@ -76,7 +82,10 @@ def main(argv=None):
         stderr), 130 when interrupted.
     """
     try:
-        args, unknown = build_parser().parse_known_args(argv)
+        argv = sys.argv[1:] if argv is None else list(argv)
+        # The command is the first word that is not an option (the only options before it are --help, --version).
+        command = next((word for word in argv if not word.startswith("-")), None)
+        args, unknown = build_parser(commands={command}).parse_known_args(argv)
         if unknown:  # blamed on the subcommand, with its usage
             args._parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exc:  # argparse has printed --help, --version, or the usage and the error (status 2)

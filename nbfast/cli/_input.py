@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from nbfast._compat import optional
+from nbfast._compat import tqdm_if_installed
 from nbfast.cli._errors import CommandError, positive_int
 from nbfast.naive_bayes import ESTIMATORS
 from nbfast.persist import load, load_training_input, load_vectorizer
@@ -176,7 +176,7 @@ class Progress:
         self.description, self.n_rows, self.start = description, 0, time.perf_counter()
         self._bar = None
         if sys.stderr.isatty():
-            tqdm = optional("tqdm")
+            tqdm = tqdm_if_installed()
             if tqdm is not None:
                 self._bar = tqdm.tqdm(total=input_bytes(paths), desc=description, unit="B", unit_scale=True,
                                  file=sys.stderr, leave=False)

@@ -68,7 +68,7 @@ from nbfast._validation import (
     check_y,
 )
 from nbfast.naive_bayes._compact import CompactTable
-from nbfast.naive_bayes._params import check_parameters
+from nbfast.naive_bayes._params import check_parameters, declare
 from nbfast.naive_bayes._sklearn import to_sklearn
 
 #: Integer labels spanning at most this many values (or as many as there are
@@ -184,7 +184,7 @@ def held_nbytes(model):
                 walk(item)
         elif isinstance(value, dict):
             walk(list(value.values()))
-        elif isinstance(value, BaseEstimator):
+        elif hasattr(value, "get_params") and hasattr(value, "__dict__"):  # an estimator, of any library
             walk(list(vars(value).values()))
             if isinstance(value, _BaseNB):
                 walk(_DERIVED_CACHE.get(value, {}))
@@ -511,7 +511,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
     #: Whether the estimator takes ``missing`` ("error" or "ignore"): MixedNB passes its own to such parts.
     _takes_missing = False
     #: What each parameter may be, in scikit-learn's language (see :mod:`nbfast.naive_bayes._params`).
-    _parameter_constraints = {}
+    _parameter_constraints = declare({})
     #: The parameters that scoring reads: checked again before every prediction (set_params may change them).
     _scoring_params = ()
 

@@ -47,7 +47,7 @@ from nbfast.naive_bayes._base import (
 )
 from nbfast.naive_bayes._compact import CompactTable, SparseCounts, counts_shape, fits_compact
 from nbfast.naive_bayes._discrete import _BaseDiscreteNB, accumulate_class_counts, count_classes
-from nbfast.naive_bayes._params import Interval, StrOptions
+from nbfast.naive_bayes._params import Interval, StrOptions, declare
 
 # Category codes must fit an int64 exactly once converted from float.
 _MAX_CODE = 2.0**53
@@ -215,11 +215,11 @@ class CategoricalNB(_BaseDiscreteNB):
     _compact_attributes = (
         "classes_", "n_features_in_", "class_count_", "n_categories_", "_sparse_category_count", "class_log_prior_",
     )
-    _parameter_constraints = {
+    _parameter_constraints = declare({
         **_BaseDiscreteNB._parameter_constraints, "alpha": [Interval(Real, 0, None, closed="left")],
         "min_categories": [None, "array-like", Interval(Integral, 1, None, closed="left")],
         "max_categories": [None, Interval(Integral, 1, None, closed="left")], "missing": [StrOptions(set(MISSING))],
-    }
+    })
     _scoring_params = ("max_categories", "missing")
 
     def __init__(

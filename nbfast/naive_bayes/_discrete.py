@@ -14,7 +14,6 @@ from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import gammaln
 
 from nbfast._kernels import tables
 from nbfast._kernels.counts import add_class_counts
@@ -40,7 +39,7 @@ from nbfast.naive_bayes._base import (
     with_missing_rows,
 )
 from nbfast.naive_bayes._compact import CompactTable, SparseCounts, counts_shape, fits_compact, smoothed_table
-from nbfast.naive_bayes._params import Interval, StrOptions
+from nbfast.naive_bayes._params import Interval, StrOptions, declare
 
 _ALPHA_LOWER_BOUND = 1e-10
 
@@ -130,8 +129,8 @@ class _BaseDiscreteNB(_BaseNB):
     """Discrete Naive Bayes: additive smoothing ``alpha`` and class priors."""
 
     _non_negative = True
-    _parameter_constraints = {"alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
-                              "fit_prior": ["boolean"], "class_prior": ["array-like", None], "force_alpha": ["boolean"]}
+    _parameter_constraints = declare({"alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
+                              "fit_prior": ["boolean"], "class_prior": ["array-like", None], "force_alpha": ["boolean"]})
 
     def __init__(self, alpha=1.0, fit_prior=True, class_prior=None, force_alpha=True):
         self.alpha = alpha
@@ -600,8 +599,8 @@ class BernoulliNB(_CountNB):
     _non_negative = False
     _keeps_observed_count = True
     _takes_missing = True
-    _parameter_constraints = {**_BaseDiscreteNB._parameter_constraints, "missing": [StrOptions(set(MISSING))],
-                              "binarize": [None, Interval(Real, 0, None, closed="left")]}
+    _parameter_constraints = declare({**_BaseDiscreteNB._parameter_constraints, "missing": [StrOptions(set(MISSING))],
+                              "binarize": [None, Interval(Real, 0, None, closed="left")]})
     _scoring_params = ("binarize", "missing")
 
     def __init__(self, *, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True, class_prior=None,
@@ -815,7 +814,7 @@ class ComplementNB(_CountNB):
         "classes_", "n_features_in_", "class_count_", "feature_count_", "feature_all_",
         "class_log_prior_", "feature_log_prob_",
     )
-    _parameter_constraints = {**_BaseDiscreteNB._parameter_constraints, "norm": ["boolean"]}
+    _parameter_constraints = declare({**_BaseDiscreteNB._parameter_constraints, "norm": ["boolean"]})
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None, norm=False):
         super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior, force_alpha=force_alpha)
@@ -940,8 +939,8 @@ class PoissonNB(_CountNB):
     [0 1]
     """
 
-    _parameter_constraints = {**_BaseDiscreteNB._parameter_constraints,
-                              "beta": [Interval(Real, 0, None, closed="neither")]}
+    _parameter_constraints = declare({**_BaseDiscreteNB._parameter_constraints,
+                              "beta": [Interval(Real, 0, None, closed="neither")]})
 
     def __init__(self, *, alpha=1.0, beta=1.0, fit_prior=True, class_prior=None, force_alpha=True):
         super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior, force_alpha=force_alpha)
@@ -985,6 +984,8 @@ class PoissonNB(_CountNB):
         C : ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``.
         """
+        from scipy.special import gammaln  # imported here: scipy.special takes longer to import than nbfast
+
         X = self._predict_input(X)
         jll = self._score(X, Output.JOINT_LOG_LIKELIHOOD)
         log_factorials = sp.csr_array((gammaln(X.data.astype(np.float64) + 1.0), X.indices, X.indptr), shape=X.shape)

@@ -21,7 +21,7 @@ from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import MISSING, check_class_prior, check_counts, check_is_fitted, check_missing, check_X
 from nbfast.naive_bayes._base import _BaseNB, encode_labels, pair_terms, terms_matrix, unique_classes
 from nbfast.naive_bayes._discrete import group_rows_by_class
-from nbfast.naive_bayes._params import Interval, Options, StrOptions
+from nbfast.naive_bayes._params import Interval, Options, StrOptions, declare
 
 VARIANCES = ("class_feature", "feature", "class", "global")
 
@@ -221,11 +221,11 @@ class GaussianNB(_BaseNB):
     _prior_param = "priors"
     _keeps_observed_count = True
     _takes_missing = True
-    _parameter_constraints = {
+    _parameter_constraints = declare({
         "priors": ["array-like", None], "var_smoothing": [Interval(Real, 0, None, closed="left")],
         "variance": [StrOptions(set(VARIANCES))], "ddof": [Options(Integral, {0, 1})],
         "missing": [StrOptions(set(MISSING))],
-    }
+    })
     _scoring_params = ("missing",)
 
     def __init__(self, *, priors=None, var_smoothing=1e-9, variance="class_feature", ddof=0, missing="error"):

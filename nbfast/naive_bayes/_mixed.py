@@ -14,7 +14,8 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from nbfast._compat import _BaseComposition, clone, optional
+from nbfast import _compat
+from nbfast._compat import _BaseComposition, clone
 from nbfast._validation import (
     MISSING,
     _check_feature_names,
@@ -37,7 +38,7 @@ from nbfast.naive_bayes._base import (
     unique_classes,
 )
 from nbfast.naive_bayes._discrete import MultinomialNB
-from nbfast.naive_bayes._params import StrOptions, check_parameters
+from nbfast.naive_bayes._params import StrOptions, check_parameters, declare
 from nbfast.naive_bayes._sklearn import is_scikit_learn_naive_bayes
 
 
@@ -50,7 +51,7 @@ class _ScikitLearnPart:
 
     def __init__(self, estimator):
         self.estimator = estimator
-        self._naive_bayes = optional("sklearn.naive_bayes")
+        self._naive_bayes = _compat.sklearn_module_if_loaded("naive_bayes")
 
     def _is(self, name):
         return isinstance(self.estimator, vars(self._naive_bayes)[name])
@@ -207,8 +208,8 @@ class MixedNB(_BaseComposition, _BaseNB):
     )
 
     _composite = True
-    _parameter_constraints = {"estimators": [list, None], "fit_prior": ["boolean"],
-                              "class_prior": ["array-like", None], "missing": [StrOptions(set(MISSING))]}
+    _parameter_constraints = declare({"estimators": [list, None], "fit_prior": ["boolean"],
+                              "class_prior": ["array-like", None], "missing": [StrOptions(set(MISSING))]})
     _scoring_params = ("missing",)
 
     def __init__(self, estimators=None, *, fit_prior=True, class_prior=None, missing="error"):
@@ -533,7 +534,7 @@ class MixedNB(_BaseComposition, _BaseNB):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        from sklearn.utils import get_tags
+        get_tags = _compat.sklearn_module("utils", "tags").get_tags
 
         try:
             part_tags = [get_tags(estimator) for _, estimator, _ in self._parts()]

@@ -32,7 +32,7 @@ from nbfast._compat import clone
 from nbfast._kernels.scoring import Output
 from nbfast._validation import _feature_names, check_sample_weight, check_y, check_y_shape
 from nbfast.naive_bayes._base import encode_labels, unique_classes
-from nbfast.naive_bayes._params import Interval, check_parameters
+from nbfast.naive_bayes._params import Interval, check_parameters, declare
 from nbfast.naive_bayes._wrapper import _WrapperNB
 
 
@@ -158,13 +158,13 @@ class SemiSupervisedNB(_WrapperNB):
     """
 
     _fitted_attributes = ("classes_", "n_features_in_", "estimator_", "n_iter_", "log_likelihood_")
-    _parameter_constraints = {
+    _parameter_constraints = declare({
         "estimator": [object],  # an nbfast estimator or None: checked with the model it makes (_base_estimator)
         "max_iter": [Interval(Integral, 0, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "unlabeled_weight": [Interval(Real, 0, None, closed="left")],
         "unlabeled": [object],  # any one label value: checked against y
-    }
+    })
 
     def __init__(self, estimator=None, *, max_iter=10, tol=1e-4, unlabeled_weight=1.0, unlabeled=-1):
         self.estimator = estimator

@@ -16,7 +16,7 @@ import hashlib
 import json
 import os
 
-from nbfast._compat import NotFittedError
+from nbfast import _compat
 from nbfast._version import __version__
 from nbfast.naive_bayes._base import _BaseNB
 from nbfast.persist._codec import _Decoder, _Encoder, _is_fitted
@@ -76,7 +76,7 @@ def save(model, path, *, vectorizer=None, training_input=None):
         stored without pickle (or the vectorizer such a parameter).
     """
     if not isinstance(model, _BaseNB) or not _is_fitted(model):
-        raise NotFittedError(f"This {type(model).__name__} instance is not fitted yet; only fitted models are saved.")
+        raise _compat.NotFittedError(f"This {type(model).__name__} instance is not fitted yet; only fitted models are saved.")
     encoder = _Encoder()
     spec = encoder.model(model, type(model).__name__)
     vectorizer_entry = None if vectorizer is None else _vectorizer_spec(vectorizer, model.n_features_in_)

@@ -100,8 +100,8 @@ def uses_native_tokenizer(estimator):
 
 def sklearn_class(name, estimator, native):
     """scikit-learn's ``sklearn.feature_extraction.text.<name>``, for what nbfast does not implement."""
-    text = _compat.require("sklearn.feature_extraction.text", "sklearn",
-                           f"nbfast.text.{type(estimator).__name__} beyond {native}")
+    text = _compat.sklearn_module("feature_extraction.text",
+                                 f"nbfast.text.{type(estimator).__name__} beyond {native}")
     return vars(text)[name]
 
 

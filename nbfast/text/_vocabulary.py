@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from nbfast import _compat
-from nbfast._compat import BaseEstimator, NotFittedError
+from nbfast._compat import BaseEstimator
 from nbfast._kernels import vocabulary as _vocabulary
 from nbfast._kernels.threads import effective_n_threads
 from nbfast.text import _common
@@ -234,7 +234,7 @@ class CountVectorizer(BaseEstimator):
         if not hasattr(self, "vocabulary_"):
             self._validate_vocabulary()
             if not self.fixed_vocabulary_:
-                raise NotFittedError("Vocabulary not fitted or provided")
+                raise _compat.NotFittedError("Vocabulary not fitted or provided")
         if len(self.vocabulary_) == 0:
             raise ValueError("Vocabulary is empty")
 
@@ -251,8 +251,8 @@ class CountVectorizer(BaseEstimator):
         if isinstance(self.stop_words, str):
             if not _is_english(self.stop_words):
                 raise ValueError(f"not a built-in stop list: {self.stop_words}")
-            text = _compat.require("sklearn.feature_extraction.text", "sklearn",
-                                   "stop_words='english' (scikit-learn's list; or give stop_words as a list instead)")
+            text = _compat.sklearn_module("feature_extraction.text",
+                                         "stop_words='english' (scikit-learn's list; or give stop_words as a list instead)")
             return text.ENGLISH_STOP_WORDS
         return frozenset(self.stop_words)
 

@@ -1,8 +1,8 @@
 """Parameters are validated as scikit-learn validates them: the same declared constraints, its own
 ``InvalidParameterError`` (a ValueError) at fit, and an equivalent check without scikit-learn."""
 
-import importlib.util
 import itertools
+import types
 
 import numpy as np
 import pytest
@@ -123,16 +123,17 @@ def test_parameters_that_scoring_reads_are_checked_before_scoring():
 
 
 @pytest.fixture
-def standalone(monkeypatch):
-    """The parameter module as it is without scikit-learn."""
-    real = nbfast._compat.optional
-    monkeypatch.setattr(nbfast._compat, "optional",
-                        lambda module: None if module.startswith("sklearn") else real(module))
-    spec = importlib.util.spec_from_file_location("standalone_params", _params.__file__)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert module.InvalidParameterError is not param_validation.InvalidParameterError
-    return module
+def standalone():
+    """nbfast's own constraint checks, the ones that run without scikit-learn."""
+
+    def check(constraints, params, caller_name):
+        refused = _params._refused(constraints, params)
+        if refused is not None:
+            _params._raise(refused, constraints[refused], params[refused], caller_name)
+
+    assert _params.InvalidParameterError is not param_validation.InvalidParameterError
+    return types.SimpleNamespace(_check=check, InvalidParameterError=_params.InvalidParameterError,
+                                 Interval=_params.Interval, StrOptions=_params.StrOptions, Options=_params.Options)
 
 
 PROBES = [0, 1, 2, -1, 0.5, -0.5, 1.5, np.inf, -np.inf, np.nan, True, False, np.bool_(True), np.int64(3),
