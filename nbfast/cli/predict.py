@@ -42,7 +42,12 @@ class _Echo:
         return text
 
 
-_csv_record = csv.writer(_Echo(), lineterminator="").writerow  # [text, ...] -> one record, quoted by the csv module
+_CSV = csv.writer(_Echo(), lineterminator="\n")  # the line end tells the writer to quote fields holding one
+
+
+def _csv_record(fields):
+    """[text, ...] -> one CSV record without its line end, quoted as the csv module does."""
+    return _CSV.writerow(fields)[:-1]
 
 
 def _label_strings(labels):

@@ -196,7 +196,8 @@ def check_labels(args, classes, label_counts, first_rows, n_rows):
     for path, line, label in first_rows:
         occurrences = sum(int(counts[values == label].sum()) for values, counts in label_counts)
         if occurrences == 1 and n_rows > 1:
-            print(f"nbfast train: warning: {path} line {line}: the label {label!r} occurs on no other line; if this "
+            shown = np.asarray(label).item()
+            print(f"nbfast train: warning: {path} line {line}: the label {shown!r} occurs on no other line; if this "
                   "line is a header, pass --header to skip it", file=sys.stderr)
 
 

@@ -128,10 +128,9 @@ def test_small_crafted_archives_stay_within_memory(tmp_path, case):
                                                          "'shape': (8589934592,), }\n"))
         else:
             archive.writestr("shape.npy", _npy(np.array([3, 4])))
-        _deflated_zeros(archive, "data.npy", f"{{'descr': '<f8', 'fortran_order': False, 'shape': ({n_entries},), }}\n",
-                        n_entries * 8)
-        _deflated_zeros(archive, "indices.npy", f"{{'descr': '<i8', 'fortran_order': False, 'shape': ({n_entries},), }}\n",
-                        n_entries * 8)
+        for name, dtype in (("data", "<f8"), ("indices", "<i8")):
+            header = f"{{'descr': '{dtype}', 'fortran_order': False, 'shape': ({n_entries},), }}\n"
+            _deflated_zeros(archive, f"{name}.npy", header, n_entries * 8)
         archive.writestr("indptr.npy", _npy(np.array([0, 10, 5, n_entries])))
         archive.writestr("y.npy", _npy(np.array([0, 1, 0])))
     assert path.stat().st_size < 10 << 20
