@@ -10,8 +10,8 @@ Each reader yields :class:`nbfast.readers.Block` s of at most ``chunk_size`` lin
 one row per line (an empty document is a row of zeros, so output rows match
 input lines), vectorized by the given :class:`nbfast.text.HashingVectorizer`.
 Without a vectorizer the rows are empty: the label scan of ``nbfast train``
-needs the labels only.  A malformed line raises ValueError naming the file and
-line.
+needs the labels only.  A UTF-8 byte order mark and the spaces around a label
+are dropped.  A malformed line raises ValueError naming the file and line.
 """
 
 import json
