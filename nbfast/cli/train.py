@@ -20,12 +20,7 @@ import warnings
 import numpy as np
 
 from nbfast.calibration import calibrate_from_scores
-from nbfast.cli._errors import (
-    CommandError,
-    document_frequency,
-    non_negative_float,
-    positive_int,
-)
+from nbfast.cli._errors import CommandError, document_frequency, non_negative_float, positive_int
 from nbfast.cli._input import (
     MODEL_KINDS,
     Progress,
