@@ -2,17 +2,20 @@
 
 Each command module defines ``add_arguments(parser)`` and ``run(args) -> int``.
 Errors a user can fix (bad file, bad option, bad input) print one line on
-stderr and exit with status 2; they never end in a traceback.  SIGTERM ends a
-command like Ctrl-C does, removing its temporary files (exit status 143).
+stderr and exit with status 2; they never end in a traceback.  SIGTERM and SIGHUP
+(the terminal closed) end a command like Ctrl-C does, removing its temporary
+files (exit status 128 + the signal's number: 143, 129).
 """
 
 import argparse
+import contextlib
 import importlib
 import signal
 import sys
 
 from nbfast._version import __version__
 from nbfast.cli._errors import USER_ERRORS, CommandError, in_cli_words
+from nbfast.persist._files import CLEANUP_SIGNALS
 
 __all__ = ["CommandError", "main"]
 
@@ -51,19 +54,26 @@ def build_parser(commands=None):
 
 
 class Terminated(BaseException):
-    """SIGTERM, raised in the main thread so that every ``finally`` runs (temporary files are removed)."""
+    """SIGTERM or SIGHUP, raised in the main thread so that every ``finally`` runs (temporary files are removed)."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
 
 
 def _terminate(signum, frame):
-    raise Terminated()
+    raise Terminated(signum)
 
 
-def _on_sigterm(handler):
-    """Install ``handler`` for SIGTERM (only the main thread can); return the previous one, or None."""
+def _on_signals(handlers):
+    """Install ``handlers`` ({signal: handler}; only the main thread can); return the previous ones ({} if not)."""
+    previous = {}
     try:
-        return signal.signal(signal.SIGTERM, handler)
+        for signum, handler in handlers.items():
+            previous[signum] = signal.signal(signum, handler)
     except ValueError:  # not the main thread
-        return None
+        pass
+    return previous
 
 
 def main(argv=None):
@@ -90,7 +100,7 @@ def main(argv=None):
             args._parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exc:  # argparse has printed --help, --version, or the usage and the error (status 2)
         return exc.code
-    previous = _on_sigterm(_terminate)
+    previous = _on_signals(dict.fromkeys(CLEANUP_SIGNALS, _terminate))
     try:
         return args._run(args) or 0
     except USER_ERRORS as exc:
@@ -99,11 +109,11 @@ def main(argv=None):
     except KeyboardInterrupt:
         print(f"nbfast {args.command}: interrupted", file=sys.stderr)
         return 130
-    except Terminated:
-        print(f"nbfast {args.command}: terminated", file=sys.stderr)
-        return 128 + signal.SIGTERM
+    except Terminated as exc:
+        with contextlib.suppress(OSError):  # after SIGHUP, the terminal may be gone
+            print(f"nbfast {args.command}: terminated ({signal.Signals(exc.signum).name})", file=sys.stderr)
+        return 128 + exc.signum
     finally:
-        if previous is not None:
-            _on_sigterm(previous)
+        _on_signals(previous)
 
 
