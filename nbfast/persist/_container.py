@@ -60,6 +60,41 @@ class ModelFormatError(ValueError):
     """
 
 
+#: The integers a header may hold, those of int64 and uint64 (sizes, offsets, labels, parameters): an integer of
+#: any size would reach numpy (and ``nbfast info``) as an OverflowError.
+_INTEGER_RANGE = (-(2**63), 2**64 - 1)
+
+
+def is_storable_number(value):
+    """Whether a JSON number can be stored in (and read back from) a header: a finite float, or an integer
+    within :data:`_INTEGER_RANGE`."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return _INTEGER_RANGE[0] <= value <= _INTEGER_RANGE[1]
+
+
+def _header_integer(text):
+    """``json.loads``'s integers, refused beyond int64 and uint64 before they are converted."""
+    value = int(text) if len(text) <= 21 else None
+    if value is None or not is_storable_number(value):
+        raise ModelFormatError(f"invalid header: the integer {text[:30]}{'...' if len(text) > 30 else ''} "
+                               f"({len(text)} characters) is beyond int64 and uint64.")
+    return value
+
+
+def _header_float(text):
+    """``json.loads``'s floats, refused when not finite (1e400 reads as infinity)."""
+    value = float(text)
+    if not is_storable_number(value):
+        raise ModelFormatError(f"invalid header: the number {text[:30]} is not a finite float64.")
+    return value
+
+
+def _header_constant(name):
+    """``json.loads``'s NaN, Infinity and -Infinity (not JSON, but Python writes them): refused."""
+    raise ModelFormatError(f"invalid header: {name} is not a number a model file may hold.")
+
+
 def _allowed_dtype(dtype):
     return (
         dtype.fields is None
@@ -108,7 +143,10 @@ def _read_header(f):
     if (raw.count(b"{") + raw.count(b"[")) * _MIN_BYTES_PER_CONTAINER > max(header_nbytes, 1 << 16):
         raise ModelFormatError("invalid header: far more JSON objects and lists than a model description holds.")
     try:
-        header = json.loads(raw.decode("utf-8"))
+        header = json.loads(raw.decode("utf-8"), parse_int=_header_integer, parse_float=_header_float,
+                            parse_constant=_header_constant)
+    except ModelFormatError:
+        raise
     except (ValueError, RecursionError) as exc:
         raise ModelFormatError(f"unreadable header: {exc}") from None
     _check_header(header)

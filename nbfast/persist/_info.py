@@ -33,9 +33,18 @@ def _describe(value, entries):
 MAX_SHOWN = 200
 
 
+def _escaped(char):
+    """A character that is not printable (a control character: ESC, CR, a bidirectional override, a line
+    separator, ...) as a Python escape, so that it cannot move the cursor, recolour or fake a line."""
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
 def shorten(text, limit=MAX_SHOWN):
-    """``text``, or its beginning and its length when it is longer than ``limit`` characters."""
-    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
+    """``text`` for a terminal: its characters that are not printable escaped, and only its beginning and its
+    length when it (or its escaped form) is longer than ``limit`` characters."""
+    head = "".join(c if c.isprintable() else _escaped(c) for c in text[:limit])
+    return head if len(text) <= limit and len(head) <= limit else f"{head[:limit]}... ({len(text):,} characters)"
 
 
 def _describe_vectorizer(spec):
@@ -105,7 +114,7 @@ def read_info(path):
             "data_nbytes": header["data_nbytes"],
             "vectorizer": vectorizer,
             "training_input": _describe_training_input(header.get("training_input")),
-            "fitted_numbers": {name: value for name, value in (spec.get("fitted") or {}).items()
+            "fitted_numbers": {shorten(str(name)): value for name, value in (spec.get("fitted") or {}).items()
                                if name != "n_features_in_" and type(value) in (int, float)},
         }
     except ModelFormatError as exc:
