@@ -83,13 +83,15 @@ def read_info(path):
     -------
     info : dict
         ``format_version``, ``nbfast_version``, ``class``, ``params`` (name ->
-        display string; a display longer than 200 characters is cut and says
-        its length), ``classes`` (list), ``n_features_in``,
+        display string), ``classes`` (list), ``n_features_in``,
         ``has_feature_names``, ``n_arrays``, ``data_nbytes``, ``vectorizer``
         (display string, None when the model has none), ``training_input``
         (how the training input was read, None when not recorded) and
         ``fitted_numbers`` (fitted attributes that are single numbers, such as
-        a CalibratedNB's ``temperature_``).
+        a CalibratedNB's ``temperature_``).  Every string taken from the file
+        is shown safely: characters that are not printable (ESC, CR, line
+        breaks, bidirectional overrides) as Python escapes, and a display
+        longer than 200 characters cut, saying its length.
 
     Raises
     ------
