@@ -415,12 +415,26 @@ def check_normalized_log_prior(values, name):
         raise ValueError(f"{name} must hold the logs of probabilities that sum to 1; they sum to {total:.6g}.")
 
 
-def check_variances(values, name):
-    """Refuse variances that are not finite normal positive numbers: a zero or subnormal variance makes
-    1 / variance infinite, and a score NaN where x equals the mean."""
+#: The largest magnitude of a Gaussian mean: the square of the difference of two numbers within it is finite.
+MAX_MEAN_MAGNITUDE = 1e150
+#: The largest Gaussian variance: the normalizing log(2 pi var) and the square of a deviation stay finite.
+MAX_VARIANCE = MAX_MEAN_MAGNITUDE**2
+
+
+def check_means(values, name):
+    """Refuse means that are not finite or beyond +-MAX_MEAN_MAGNITUDE ((x - mean)^2 would overflow)."""
     values = np.asarray(values, dtype=np.float64)
-    if not (np.isfinite(values).all() and (values >= np.finfo(np.float64).tiny).all()):
-        raise ValueError(f"{name} must hold finite positive variances (at least {np.finfo(np.float64).tiny:.3g}).")
+    if not (np.isfinite(values).all() and (np.abs(values) <= MAX_MEAN_MAGNITUDE).all()):
+        raise ValueError(f"{name} must hold finite means within +-{MAX_MEAN_MAGNITUDE:g}.")
+
+
+def check_variances(values, name):
+    """Refuse variances that are not normal positive numbers up to MAX_VARIANCE: a zero or subnormal variance
+    makes 1 / variance infinite (and a score NaN where x equals the mean), a huge one log(2 pi variance)."""
+    values = np.asarray(values, dtype=np.float64)
+    tiny = np.finfo(np.float64).tiny
+    if not (np.isfinite(values).all() and (values >= tiny).all() and (values <= MAX_VARIANCE).all()):
+        raise ValueError(f"{name} must hold positive variances in [{tiny:.3g}, {MAX_VARIANCE:g}].")
 
 
 def check_number_in_range(value, name, low, high):

@@ -3,7 +3,7 @@
 The estimators check that a rebuilt model's attributes agree with each other
 (shapes, dtypes, counts); a file comes from a stranger, so its values must also
 be ones a fit produces: finite log-probabilities, priors that sum to 1,
-positive variances, and scoring tables (derived from the stored statistics and
+means and variances whose squares and logs are finite, and scoring tables (derived from the stored statistics and
 the smoothing) whose every entry is finite.  Each check is a function of
 :mod:`nbfast._validation`; this module says which applies to which attribute.
 """
@@ -13,6 +13,7 @@ import numpy as np
 from nbfast._validation import (
     check_class_prior,
     check_log_probabilities,
+    check_means,
     check_normalized_log_prior,
     check_number_in_range,
     check_scoring_bias,
@@ -57,6 +58,7 @@ def check_loaded_values(model):
     if "class_prior_" in stored:
         check_class_prior(model.class_prior_, len(model.classes_), "class_prior_")
     if "var_" in stored:
+        check_means(model.theta_, "theta_")
         check_variances(model.var_, "var_")
     if isinstance(model, _LOG_PROBABILITY_MODELS) and "feature_log_prob_" in stored:
         tables = model.feature_log_prob_

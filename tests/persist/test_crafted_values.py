@@ -153,11 +153,15 @@ CASES_AND_EXPECTED = {
     "GaussianNB class_prior_ all 0": (
         _edited("GaussianNB-int", ("class_prior_",), _fill(0.0)), "ModelFormatError: .*class_prior_ must sum to 1"),
     "GaussianNB var_ 0": (
-        _edited("GaussianNB-int", ("var_",), _fill(0.0, (0, 0))), "ModelFormatError: .*var_ must hold finite positive"),
+        _edited("GaussianNB-int", ("var_",), _fill(0.0, (0, 0))), "ModelFormatError: .*var_ must hold positive variances"),
     "GaussianNB var_ subnormal": (
         _edited("GaussianNB-str", ("var_",), _fill(5e-324, (1, 2))),
-        "ModelFormatError: .*var_ must hold finite positive"),
-    "GaussianNB var_ 1e308 in a class": (_edited("GaussianNB-int", ("var_",), _fill(1e308, 0)), "ok"),
+        "ModelFormatError: .*var_ must hold positive variances"),
+    "GaussianNB var_ 1e308 (log(2 pi var) overflows)": (
+        _edited("GaussianNB-int", ("var_",), _fill(1e308)), "ModelFormatError: .*var_ must hold positive variances"),
+    "GaussianNB theta_ 1e308 ((x - theta)^2 overflows)": (
+        _edited("GaussianNB-str", ("theta_",), _fill(1e308)), "ModelFormatError: .*theta_ must hold finite means"),
+    "GaussianNB var_ 1e250 in a class": (_edited("GaussianNB-int", ("var_",), _fill(1e250, 0)), "ok"),
     "MultinomialNB class_count_ summing past float64": (
         _edited("MultinomialNB-int", ("class_count_",), _fill(1e308)),
         "ModelFormatError: .*class_count_ must hold counts whose sum is finite"),
