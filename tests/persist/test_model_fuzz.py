@@ -24,6 +24,7 @@ from crafting import _layout, _raw_header
 
 import nbfast
 from nbfast import ModelFormatError
+from nbfast.naive_bayes import _compact
 
 N_CASES = 3000
 CASE_TIMEOUT = 30
@@ -249,15 +250,35 @@ def _vocabulary_model():
         return (Path(directory) / "v.nbf").read_bytes()
 
 
-VECTORIZER_MODELS = {"vectorizer": _vectorizer_model, "vocabulary": _vocabulary_model}
+def _compact_model(name):
+    """A model of format version 2 in compact form (its statistics by feature)."""
+    def make():
+        X = np.random.default_rng(3).poisson(0.3, size=(24, 40)).astype(np.float64)
+        previous, _compact.REPRESENTATION = _compact.REPRESENTATION, "compact"
+        try:
+            model = getattr(nbfast, name)().fit(X, np.arange(24) % 3)
+        finally:
+            _compact.REPRESENTATION = previous
+        assert model._is_compact()
+        with tempfile.TemporaryDirectory() as directory:
+            nbfast.save(model, Path(directory) / "c.nbf")
+            return (Path(directory) / "c.nbf").read_bytes()
+
+    return make
+
+
+#: Models made by the test itself (stored with a vectorizer, or in compact form), beside the committed files.
+GENERATED_MODELS = {"vectorizer": _vectorizer_model, "vocabulary": _vocabulary_model,
+                     **{f"compact-{name}": _compact_model(name) for name in ("ComplementNB", "PoissonNB",
+                                                                               "CategoricalNB", "BernoulliNB")}}
 
 
 def mutated(i):
     """(file bytes, description) of case ``i``: 1 to 3 mutations of one valid file, checksums recomputed."""
     rng = np.random.default_rng([19, i])
-    stems = STEMS + list(VECTORIZER_MODELS)
+    stems = STEMS + list(GENERATED_MODELS)
     stem = stems[rng.integers(len(stems))]
-    raw = VECTORIZER_MODELS[stem]() if stem in VECTORIZER_MODELS else (DATA / f"{stem}.nbf").read_bytes()
+    raw = GENERATED_MODELS[stem]() if stem in GENERATED_MODELS else (DATA / f"{stem}.nbf").read_bytes()
     header, _, _, data_start = _layout(raw)
     data = bytearray(raw[data_start:])
     done = []
