@@ -357,11 +357,17 @@ def check_no_nan(values, name):
         raise ValueError(f"{name} contains NaN.")
 
 
+def _within(values, low, high):
+    """Whether every value of a float64 array lies in [low, high] (NaN does not): by min and max, without a
+    temporary array as large as ``values`` (a memory-mapped table stays unread into private memory)."""
+    return values.size == 0 or bool(low <= values.min() and values.max() <= high)
+
+
 def check_counts(values, name):
     """Refuse counts (sufficient statistics) that are negative, NaN or infinite, or whose total is infinite
     (every sum a model derives from them, a class's total for one, is at most that total)."""
     values = np.asarray(values, dtype=np.float64)
-    if not (np.isfinite(values).all() and (values >= 0).all()):
+    if not _within(values, 0, np.finfo(np.float64).max):
         raise ValueError(f"{name} must hold finite non-negative counts.")
     if not np.isfinite(values.sum()):
         raise ValueError(f"{name} must hold counts whose sum is finite (it overflows float64).")
@@ -384,16 +390,14 @@ PRIOR_SUM_TOLERANCE = 1e-3
 
 def check_log_probabilities(values, name):
     """Refuse log-probabilities that are not finite numbers in [-MAX_LOG_MAGNITUDE, 0]."""
-    values = np.asarray(values, dtype=np.float64)
-    if not (np.isfinite(values).all() and (values <= 0).all() and (values >= -MAX_LOG_MAGNITUDE).all()):
+    if not _within(np.asarray(values, dtype=np.float64), -MAX_LOG_MAGNITUDE, 0):
         raise ValueError(f"{name} must hold finite log-probabilities in [{-MAX_LOG_MAGNITUDE:g}, 0].")
 
 
 def check_table_values(values, name):
     """Refuse a scoring table (log-probabilities, log-rates or their differences) with an entry that is not
     finite or beyond +-MAX_LOG_MAGNITUDE: one such entry makes a score infinite or NaN for any x that has it."""
-    values = np.asarray(values, dtype=np.float64)
-    if not (np.isfinite(values).all() and (np.abs(values) <= MAX_LOG_MAGNITUDE).all()):
+    if not _within(np.asarray(values, dtype=np.float64), -MAX_LOG_MAGNITUDE, MAX_LOG_MAGNITUDE):
         raise ValueError(f"{name} must hold finite values within +-{MAX_LOG_MAGNITUDE:g}.")
 
 
@@ -423,17 +427,15 @@ MAX_VARIANCE = MAX_MEAN_MAGNITUDE**2
 
 def check_means(values, name):
     """Refuse means that are not finite or beyond +-MAX_MEAN_MAGNITUDE ((x - mean)^2 would overflow)."""
-    values = np.asarray(values, dtype=np.float64)
-    if not (np.isfinite(values).all() and (np.abs(values) <= MAX_MEAN_MAGNITUDE).all()):
+    if not _within(np.asarray(values, dtype=np.float64), -MAX_MEAN_MAGNITUDE, MAX_MEAN_MAGNITUDE):
         raise ValueError(f"{name} must hold finite means within +-{MAX_MEAN_MAGNITUDE:g}.")
 
 
 def check_variances(values, name):
     """Refuse variances that are not normal positive numbers up to MAX_VARIANCE: a zero or subnormal variance
     makes 1 / variance infinite (and a score NaN where x equals the mean), a huge one log(2 pi variance)."""
-    values = np.asarray(values, dtype=np.float64)
     tiny = np.finfo(np.float64).tiny
-    if not (np.isfinite(values).all() and (values >= tiny).all() and (values <= MAX_VARIANCE).all()):
+    if not _within(np.asarray(values, dtype=np.float64), tiny, MAX_VARIANCE):
         raise ValueError(f"{name} must hold positive variances in [{tiny:.3g}, {MAX_VARIANCE:g}].")
 
 
