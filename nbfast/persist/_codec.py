@@ -19,7 +19,13 @@ import numpy as np
 
 from nbfast.naive_bayes import ESTIMATORS
 from nbfast.naive_bayes._base import _BaseNB, rebuild
-from nbfast.persist._container import ModelFormatError, _allowed_dtype, _is_count, is_storable_number
+from nbfast.persist._container import (
+    ModelFormatError,
+    _allowed_dtype,
+    _is_count,
+    is_storable_number,
+    parse_dtype,
+)
 from nbfast.persist._values import as_float64, check_loaded_values
 
 #: The entries of a model description (a model, or one nested in another).
@@ -217,13 +223,18 @@ class _Decoder:
 
     @staticmethod
     def scalar(dtype, value):
-        dtype = np.dtype(dtype) if isinstance(dtype, str) else None
+        """The numpy scalar ``dtype.type(value)``, refused unless ``value`` is of the dtype's kind and
+        representable in it (an int64 of 2**64, a float32 of 1e300)."""
+        dtype = parse_dtype(dtype)
         kinds = {"b": bool, "i": int, "u": int, "f": (int, float), "U": str}
-        if dtype is None or not _allowed_dtype(dtype) or not isinstance(value, kinds[dtype.kind]):
-            raise ModelFormatError(f"invalid numpy scalar {dtype!r}: {value!r}.")
-        if dtype.kind in "iu" and isinstance(value, bool):
-            raise ModelFormatError(f"invalid numpy scalar {dtype!r}: {value!r}.")
-        return dtype.type(value)
+        valid = dtype is not None and isinstance(value, kinds[dtype.kind]) and not (
+            dtype.kind in "iu" and (isinstance(value, bool) or not np.iinfo(dtype).min <= value <= np.iinfo(dtype).max))
+        if valid:
+            with np.errstate(over="ignore"):
+                scalar = dtype.type(value)
+            if dtype.kind != "f" or np.isfinite(scalar):
+                return scalar
+        raise ModelFormatError(f"invalid numpy scalar {str(dtype)[:20]!r}: {str(value)[:40]}.")
 
 
 def _is_plain(value):

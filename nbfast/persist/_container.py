@@ -21,6 +21,7 @@ import json
 import math
 import mmap as _mmap
 import os
+import re
 import struct
 import sys
 
@@ -93,6 +94,22 @@ def _header_float(text):
 def _header_constant(name):
     """``json.loads``'s NaN, Infinity and -Infinity (not JSON, but Python writes them): refused."""
     raise ModelFormatError(f"invalid header: {name} is not a number a model file may hold.")
+
+
+#: How a header spells a dtype: numpy's ``dtype.str`` of a bool, number or string (``"<f8"``, ``"|b1"``, ``">U4"``).
+_DTYPE_TEXT = re.compile(r"[<>|=]?[biufU][0-9]{1,9}")
+
+
+def parse_dtype(text):
+    """The dtype a header spells ``text`` (see :data:`_DTYPE_TEXT`) if it is one a model file may hold, else None;
+    anything else never reaches numpy's parser (which raises SyntaxError on some strings)."""
+    if not isinstance(text, str) or not _DTYPE_TEXT.fullmatch(text):
+        return None
+    try:
+        dtype = np.dtype(text)
+    except TypeError:
+        return None
+    return dtype if _allowed_dtype(dtype) else None
 
 
 def _allowed_dtype(dtype):
@@ -199,12 +216,13 @@ def _check_array_entry(entry, data_nbytes):
         raise ModelFormatError(f"invalid array entry {str(entry)[:200]}: it must have exactly the keys "
                                f"{sorted(_ARRAY_KEYS)}.")
     try:
-        dtype = np.dtype(entry["dtype"]) if isinstance(entry["dtype"], str) else None
         shape, order, offset = tuple(entry["shape"]), entry["order"], entry["offset"]
     except (TypeError, KeyError, ValueError) as exc:
-        raise ModelFormatError(f"invalid array entry {entry!r}: {exc}") from None
-    if dtype is None or not _allowed_dtype(dtype):
-        raise ModelFormatError(f"invalid array entry: dtype {entry['dtype']!r} is not allowed in a model file.")
+        raise ModelFormatError(f"invalid array entry {str(entry)[:200]}: {exc}") from None
+    dtype = parse_dtype(entry["dtype"])
+    if dtype is None:
+        raise ModelFormatError(f"invalid array entry: dtype {str(entry['dtype'])[:40]!r} is not allowed in a model "
+                               "file.")
     if not all(_is_count(n) for n in shape) or order not in ("C", "F") or not _is_count(offset) or offset % _ALIGN:
         raise ModelFormatError(f"invalid array entry {entry!r}.")
     nbytes = math.prod(shape) * dtype.itemsize

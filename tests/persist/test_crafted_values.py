@@ -121,6 +121,7 @@ def _load_vectorizer(make):
     return call
 
 
+_SCALAR = "ModelFormatError: .*invalid numpy scalar"
 _SUM_TO_1 = "ModelFormatError: .*class_log_prior_ must hold the logs of probabilities that sum to 1"
 _LOG_PROBABILITIES = r"ModelFormatError: .*feature_log_prob_ must hold finite log-probabilities"
 CASES_AND_EXPECTED = {
@@ -191,6 +192,10 @@ CASES_AND_EXPECTED = {
         _params(_calibrated, cv=-(10**400)), "ModelFormatError: .*is beyond int64 and uint64"),
     "CalibratedNB cv=-10": (_params(_calibrated, cv=-10), "ModelFormatError: .*cv must be an integer of at least 2"),
     "CalibratedNB cv=2.5": (_params(_calibrated, cv=2.5), "ModelFormatError: .*cv must be an integer of at least 2"),
+    "CalibratedNB temperature_ a wrapped int8 of 300": (
+        _fitted_value(_calibrated, "temperature_", {"__scalar__": "|i1", "value": 300}), _SCALAR),
+    "MultinomialNB alpha a wrapped float16 of 1e5": (
+        _params(lambda: _stored("MultinomialNB-int"), alpha={"__scalar__": "<f2", "value": 1e5}), _SCALAR),
     "MixedNB n_features_in_ a wrapped int64 of 2**40": (
         _n_features_wrapped, "ModelFormatError: .*n_features_in_=1099511627776 do not fit the stored arrays"),
     "MixedNB class_log_prior_ as int64": (
@@ -198,11 +203,29 @@ CASES_AND_EXPECTED = {
     "MixedNB class_log_prior_ as float16": (
         lambda: _with_fitted_dtype(_stored("MixedNB-str"), ("class_log_prior_",), "<f2"), "ok"),
 }
+_DTYPE_NOT_ALLOWED = "ModelFormatError: .*dtype .* is not allowed in a model file"
+CASES_AND_EXPECTED.update({
+    f"array dtype {text!r}": (_header(lambda: _stored("MultinomialNB-int"),
+                                      lambda h, text=text: h["arrays"][0].update(dtype=text)), _DTYPE_NOT_ALLOWED)
+    for text in (",i4", "i4,i4", "a", "O", "V8", "(2)i4", "U99999999999999999999")
+})
+VECTORIZER_CASES = {
+    "vectorizer idf of 400 digits": (
+        _header(_vocabulary_file, lambda h: h["vectorizer"]["idf"].__setitem__(1, 10**400)),
+        "ModelFormatError: .*is beyond int64 and uint64"),
+    "vectorizer parameter a wrapped int64 of 2**64 - 1": (
+        _header(_vocabulary_file, lambda h: h["vectorizer"]["params"].update(
+            max_features={"__scalar__": "<i8", "value": 2**64 - 1})), _SCALAR),
+    "vectorizer parameter a wrapped float32 of 1e300": (
+        _header(_vocabulary_file, lambda h: h["vectorizer"]["params"].update(
+            max_df={"__scalar__": "<f4", "value": 1e300})), _SCALAR),
+    "vectorizer parameter a wrapped scalar of dtype ',i4'": (
+        _header(_vocabulary_file, lambda h: h["vectorizer"]["params"].update(
+            max_df={"__scalar__": ",i4", "value": 1})), _SCALAR),
+}
 CASES = {name: _load_and_score(make) for name, (make, _) in CASES_AND_EXPECTED.items()}
-CASES["vectorizer idf of 400 digits"] = _load_vectorizer(_header(
-    _vocabulary_file, lambda h: h["vectorizer"]["idf"].__setitem__(1, 10**400)))
-EXPECTED = {name: expected for name, (_, expected) in CASES_AND_EXPECTED.items()}
-EXPECTED["vectorizer idf of 400 digits"] = "ModelFormatError: .*is beyond int64 and uint64"
+CASES.update({name: _load_vectorizer(make) for name, (make, _) in VECTORIZER_CASES.items()})
+EXPECTED = {name: expected for name, (_, expected) in {**CASES_AND_EXPECTED, **VECTORIZER_CASES}.items()}
 
 
 #: Each file is refused, or loads with finite posteriors, in a child interpreter that no case may crash.
