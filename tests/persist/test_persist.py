@@ -395,7 +395,7 @@ BAD_FILES = {
     ),
     "numpy-scalar-overflow": (
         lambda raw: _with_header(raw, lambda h: h["model"]["params"].update(alpha={"__scalar__": "|i1", "value": 999})),
-        "invalid or inconsistent",
+        "invalid numpy scalar .int8.: 999",
     ),
     "labels-in-a-number-table": (
         lambda raw: _with_header(raw, lambda h: h["model"]["fitted"].update(
