@@ -6,10 +6,10 @@ import json
 import re
 from pathlib import Path
 
-import isolated
 import numpy as np
 import pytest
-from crafting import _layout, _raw_header, _saved, _with_fitted, _with_fitted_dtype, _with_header
+from support import isolated
+from support.crafting import _layout, _raw_header, _saved, _with_fitted, _with_fitted_dtype, _with_header
 
 import nbfast
 from nbfast import ModelFormatError, persist
