@@ -346,3 +346,13 @@ def test_info_refuses_a_fitted_number_of_400_digits(tmp_path, capsys):
     assert "beyond int64 and uint64" in captured.err
     with pytest.raises(ModelFormatError, match="beyond int64"):
         persist.read_info(tmp_path / "m.nbf")
+
+
+def test_info_top_features_escape_stored_terms(tmp_path, capsys):
+    terms = ["\x1b[2Jhello", "x" * 5000, "\rclass:          GaussianNB", "\u202efox", "world\n"]
+    raw = _header(_vocabulary_file, lambda h: h["vectorizer"].update(vocabulary=terms))()
+    (tmp_path / "m.nbf").write_bytes(raw)
+    assert cli_main(["info", str(tmp_path / "m.nbf"), "--top-features", "5"]) == 0
+    out = capsys.readouterr().out
+    _assert_shown_safely(out)
+    assert "\\x1b[2Jhello" in out and "... (5,0" in out
