@@ -4,7 +4,8 @@ A model file holds a model's parameters and fitted arrays, and never pickled
 objects, so loading one from an untrusted source cannot execute code.  One
 module a job: :mod:`~nbfast.persist._container` (the bytes: magic, checksums,
 aligned arrays), :mod:`~nbfast.persist._codec` (models to tagged JSON and back,
-classes only from the estimator registry), :mod:`~nbfast.persist._vectorizer`
+classes only from the estimator registry), :mod:`~nbfast.persist._values`
+(which fitted values a loaded model may hold), :mod:`~nbfast.persist._vectorizer`
 (the text vectorizer stored with a model) and :mod:`~nbfast.persist._info`
 (``nbfast info``).
 
