@@ -97,6 +97,7 @@ class _Encoder:
 
     @staticmethod
     def number(value, where):
+        """A number as the header stores it: refused unless a reader can read it back (finite, int64/uint64)."""
         if not isinstance(value, (int, float)) or is_storable_number(value):
             return value  # a numpy bool or string scalar's item
         raise ValueError(f"cannot save {where}={str(value)[:40]}: a model file holds finite numbers, and integers "
@@ -227,13 +228,16 @@ class _Decoder:
         representable in it (an int64 of 2**64, a float32 of 1e300)."""
         dtype = parse_dtype(dtype)
         kinds = {"b": bool, "i": int, "u": int, "f": (int, float), "U": str}
-        valid = dtype is not None and isinstance(value, kinds[dtype.kind]) and not (
-            dtype.kind in "iu" and (isinstance(value, bool) or not np.iinfo(dtype).min <= value <= np.iinfo(dtype).max))
-        if valid:
-            with np.errstate(over="ignore"):
-                scalar = dtype.type(value)
-            if dtype.kind != "f" or np.isfinite(scalar):
-                return scalar
+        if dtype is not None and isinstance(value, kinds[dtype.kind]):
+            if dtype.kind in "iu":
+                limits = np.iinfo(dtype)
+                if not isinstance(value, bool) and limits.min <= value <= limits.max:
+                    return dtype.type(value)
+            else:
+                with np.errstate(over="ignore"):
+                    scalar = dtype.type(value)
+                if dtype.kind != "f" or np.isfinite(scalar):
+                    return scalar
         raise ModelFormatError(f"invalid numpy scalar {str(dtype)[:20]!r}: {str(value)[:40]}.")
 
 
