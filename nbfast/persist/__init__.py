@@ -17,6 +17,8 @@ import hashlib
 import json
 import os
 
+import numpy as np
+
 from nbfast._compat import NotFittedError
 from nbfast._version import __version__
 from nbfast.naive_bayes._base import _BaseNB
@@ -175,7 +177,8 @@ def load(path, *, mmap=False):
         if digest != header["data_sha256"]:
             raise ModelFormatError("corrupted: the data checksum does not match.")
         try:
-            model = _Decoder(_array_views(data, header["arrays"])).model(header["model"])
+            with np.errstate(all="ignore"):  # a crafted value may overflow while rebuilding: it is refused after
+                model = _Decoder(_array_views(data, header["arrays"])).model(header["model"])
         except ModelFormatError:
             raise
         except (ValueError, TypeError, AttributeError, IndexError, KeyError, ArithmeticError, RecursionError) as exc:

@@ -4,6 +4,7 @@ in a child interpreter (see ``isolated``)."""
 
 import json
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -356,3 +357,14 @@ def test_info_top_features_escape_stored_terms(tmp_path, capsys):
     out = capsys.readouterr().out
     _assert_shown_safely(out)
     assert "\\x1b[2Jhello" in out and "... (5,0" in out
+
+
+@pytest.mark.parametrize("make", [_params(lambda: _compact("ComplementNB"), alpha=1e-320),
+                                  _edited("GaussianNB-int", ("theta_",), _fill(1e308))],
+                         ids=["compact ComplementNB alpha=1e-320", "GaussianNB theta_ 1e308"])
+def test_a_refused_file_raises_no_floating_point_warning(make, tmp_path):
+    (tmp_path / "m.nbf").write_bytes(make())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ModelFormatError):
+            nbfast.load(tmp_path / "m.nbf")
