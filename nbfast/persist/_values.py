@@ -61,9 +61,7 @@ def check_loaded_values(model):
         check_means(model.theta_, "theta_")
         check_variances(model.var_, "var_")
     if isinstance(model, _LOG_PROBABILITY_MODELS) and "feature_log_prob_" in stored:
-        tables = model.feature_log_prob_
-        for j, table in enumerate(tables if isinstance(tables, list) else [tables]):
-            check_log_probabilities(table, "feature_log_prob_" + (f"[{j}]" if isinstance(tables, list) else ""))
+        _check_log_probability_tables(model.feature_log_prob_)
     if isinstance(model, _LINEAR_TABLE_MODELS):
         table, bias = model._linear_terms()[:2]
         for values in table.arrays() if isinstance(table, CompactTable) else (table,):
@@ -74,3 +72,18 @@ def check_loaded_values(model):
         model._check_cv()
         check_number_in_range(model.temperature_, "temperature_", 1 / _TEMPERATURE_RANGE * (1 - 1e-9),
                               _TEMPERATURE_RANGE * (1 + 1e-9))
+
+
+def _check_log_probability_tables(tables):
+    """``feature_log_prob_``: one table, or CategoricalNB's list of one (n_classes, n_categories) table per
+    feature, checked at once (a loop over 100,000 small tables costs more than the load), the first bad one
+    named."""
+    if not isinstance(tables, list):
+        check_log_probabilities(tables, "feature_log_prob_")
+        return
+    try:
+        check_log_probabilities(np.concatenate(tables, axis=1), "feature_log_prob_")
+    except ValueError:
+        for j, table in enumerate(tables):
+            check_log_probabilities(table, f"feature_log_prob_[{j}]")
+        raise
