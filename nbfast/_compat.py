@@ -25,12 +25,14 @@ change what they derive from when scikit-learn is imported:
 
 ``NotFittedError`` and ``DataConversionWarning`` are read as attributes of this
 module where they are raised (``raise _compat.NotFittedError(...)``): they are
-scikit-learn's own classes when it is installed, imported on that rare path.
+scikit-learn's own classes once it is imported (nobody can catch those before),
+light stand-ins until then.
 
 Nothing can observe the stand-ins through scikit-learn: scikit-learn's functions
 exist only once it is imported, and by then the bases are scikit-learn's.
 """
 
+import copy
 import importlib
 import importlib.abc
 import importlib.metadata
@@ -148,10 +150,19 @@ def pyplot(purpose):
 
 
 def clone(estimator):
-    """An unfitted copy with the same parameters: scikit-learn's ``clone`` when installed."""
-    if SKLEARN_INSTALLED:
-        return sklearn_module("base", "clone").clone(estimator)
-    return type(estimator)(**estimator.get_params(deep=False))
+    """An unfitted copy with the same parameters: scikit-learn's ``clone`` once scikit-learn is imported.
+
+    Before, no scikit-learn estimator can exist, and nbfast's are copied the same
+    way: parameters that are estimators cloned, the others deep-copied.
+    """
+    base = sklearn_module_if_loaded("base")
+    if base is not None:
+        return base.clone(estimator)
+    if isinstance(estimator, (list, tuple, set, frozenset)):
+        return type(estimator)(clone(item) for item in estimator)
+    if not hasattr(estimator, "get_params") or isinstance(estimator, type):
+        return copy.deepcopy(estimator)
+    return type(estimator)(**{name: clone(value) for name, value in estimator.get_params(deep=False).items()})
 
 
 def check_classification_targets(y):
@@ -258,16 +269,15 @@ class _StandaloneDataConversionWarning(UserWarning):
     """An implicit conversion of the data."""
 
 
-# scikit-learn's classes when it is installed (imported when first needed: both are raised on rare paths only).
+# scikit-learn's classes once it is imported (no one can catch them before), the stand-ins until then.
 _EXCEPTIONS = {"NotFittedError": _StandaloneNotFittedError, "DataConversionWarning": _StandaloneDataConversionWarning}
 
 
 def __getattr__(name):
-    # _compat.NotFittedError, read where it is raised (not imported by name, which would import scikit-learn early)
+    # _compat.NotFittedError, read where it is raised or caught (an import by name would fix it too early)
     if name in _EXCEPTIONS:
-        if SKLEARN_INSTALLED:
-            return getattr(importlib.import_module("sklearn.exceptions"), name)
-        return _EXCEPTIONS[name]
+        exceptions = sklearn_module_if_loaded("exceptions")
+        return _EXCEPTIONS[name] if exceptions is None else getattr(exceptions, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
