@@ -10,13 +10,12 @@ two threads / one thread (below 1: the second thread helps).
 
 import argparse
 import statistics
-import subprocess
-import sys
 import time
 
 from threadpoolctl import threadpool_limits
 
 from nbfast import MultinomialNB
+from nbfast.cli.bench._harness import busy_core
 from nbfast.datasets import make_documents
 
 
@@ -30,9 +29,7 @@ def main():
     model = MultinomialNB().fit(X, y)
     operations = {"fit": lambda: MultinomialNB().fit(X, y), "predict": lambda: model.predict(X),
                   "predict_proba": lambda: model.predict_proba(X)}
-    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if args.busy else None
-    try:
-        time.sleep(0.5 if spinner else 0)
+    with busy_core(args.busy):
         times = {(op, n): [] for op in operations for n in (1, 2)}
         for _ in range(args.repeats):
             for op, call in operations.items():
@@ -41,9 +38,6 @@ def main():
                         start = time.perf_counter()
                         call()
                         times[op, n].append(time.perf_counter() - start)
-    finally:
-        if spinner:
-            spinner.kill()
     print(f"{'busy' if args.busy else 'idle'}: medians of {args.repeats}")
     for op in operations:
         one, two = (statistics.median(times[op, n]) for n in (1, 2))
