@@ -1,9 +1,10 @@
 """The one place that decides how many threads a kernel uses, and what the build gave.
 
-The policy (docs/performance.md, "Threads on a shared machine"): an explicit limit is obeyed as given, ``OMP_NUM_THREADS`` in
-the environment or a runtime limit (``threadpoolctl.threadpool_limits(..., user_api="openmp")``); without one,
-OpenMP's default is capped at the CPUs this process may really use, its CPU affinity mask and its cgroup's CPU
-quota, as ``os.process_cpu_count`` and loky count them. Small calls run on one thread (``MIN_WORK_PER_THREAD``).
+The policy (docs/performance.md, "Threads on a shared machine"): an explicit limit is obeyed as given,
+``OMP_NUM_THREADS`` in the environment or a runtime limit (``threadpoolctl.threadpool_limits(...,
+user_api="openmp")``); without one, OpenMP's default is capped at the CPUs this process may really use, its
+CPU affinity mask and its cgroup's CPU quota, as ``os.process_cpu_count`` and loky count them. Small calls run
+on one thread (``MIN_WORK_PER_THREAD``).
 """
 import math
 import os
