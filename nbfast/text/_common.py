@@ -23,12 +23,48 @@ EXPANSION = 0x80000000  # lowercase table entries pointing to a multi-code-point
 NORM_CODES = {None: 0, "l1": 1, "l2": 2}
 
 
-class InvalidParameterError(ValueError, TypeError):
-    """A parameter of a vectorizer has a wrong type or value (both a ValueError and a TypeError, as
-    scikit-learn's InvalidParameterError)."""
+_param_validation = _compat.optional("sklearn.utils._param_validation")
+if _param_validation is not None:
+    InvalidParameterError = _param_validation.InvalidParameterError
+else:  # pragma: no cover - exercised in the no-sklearn CI job
+
+    class InvalidParameterError(ValueError, TypeError):
+        """A parameter of a vectorizer has a wrong type or value (both a ValueError and a TypeError, as
+        scikit-learn's InvalidParameterError)."""
 
 
 # ----------------------------------------------------------------------------- parameters
+class ParameterConstraints:
+    """The ``_parameter_constraints`` of a class: those scikit-learn declares for its class of the same
+    name (plus nbfast's ``batch_size`` on vectorizers), read when first needed; empty without
+    scikit-learn, whose validator checks them (the checks of this module apply either way)."""
+
+    def __init__(self, sklearn_name, batch_size=True):
+        self.sklearn_name = sklearn_name
+        self.batch_size = batch_size
+        self.constraints = None
+
+    def __get__(self, instance, owner=None):
+        if self.constraints is None:
+            text = _compat.optional("sklearn.feature_extraction.text") if _param_validation is not None else None
+            constraints = {} if text is None else dict(vars(text)[self.sklearn_name]._parameter_constraints)
+            if text is not None and self.batch_size:
+                constraints["batch_size"] = [_param_validation.Interval(Integral, 1, None, closed="left")]
+            self.constraints = constraints
+        return self.constraints
+
+
+def check_constraints(estimator):
+    """Check the parameters against ``_parameter_constraints`` with scikit-learn's validator (its
+    InvalidParameterError and message) when it is installed: at fit, as scikit-learn does (the
+    checks of this module run at every call)."""
+    constraints = type(estimator)._parameter_constraints
+    if constraints:
+        _param_validation.validate_parameter_constraints(
+            constraints, estimator.get_params(deep=False), caller_name=type(estimator).__name__
+        )
+
+
 def check_positive_int(estimator, name):
     value = getattr(estimator, name)
     if not isinstance(value, Integral) or isinstance(value, bool) or value < 1:
@@ -58,11 +94,13 @@ def check_ngram_range(estimator):
         not isinstance(ngram, tuple)
         or len(ngram) != 2
         or not all(isinstance(n, Integral) and not isinstance(n, bool) for n in ngram)
-        or not 1 <= ngram[0] <= ngram[1]
+        or min(ngram) < 1
     ):
         raise InvalidParameterError(
             f"ngram_range must be a tuple (min_n, max_n) of integers with 1 <= min_n <= max_n, got {ngram!r}."
         )
+    if ngram[0] > ngram[1]:
+        raise ValueError(f"Invalid value for ngram_range={ngram} lower boundary larger than the upper boundary.")
 
 
 def check_analyzer_params(estimator):
@@ -105,6 +143,13 @@ def sklearn_class(name, estimator, native):
     return vars(text)[name]
 
 
+def transformer_tags(preserves_dtype):
+    """scikit-learn's TransformerTags (for ``__sklearn_tags__``, which only scikit-learn calls)."""
+    return _compat.require("sklearn.utils", "sklearn", "estimator tags").TransformerTags(
+        preserves_dtype=list(preserves_dtype)
+    )
+
+
 # ----------------------------------------------------------------------------- documents
 def check_not_string(X):
     if isinstance(X, str):
@@ -138,10 +183,22 @@ class DocumentBatch(NamedTuple):
     n_threads: int
     max_tokens: np.ndarray  # per document, an upper bound on its tokens
 
+    def ngram_bounds(self, ngram_range):
+        """(min_n, max_n) for the kernels: the same n-grams, max_n at most the tokens of the longest
+        document (min_n just above it when no document is that long), so any ngram_range fits a C int
+        and costs nothing beyond the tokens there are."""
+        min_n, max_n = ngram_range
+        longest = int(self.max_tokens.max())
+        max_n = min(max_n, longest)
+        return min(min_n, max_n + 1), max_n
+
     def feature_slots(self, ngram_range):
         """Per document, the offset of a slot that holds all its n-grams (n_documents + 1 entries)."""
-        min_n, max_n = ngram_range
-        slots = sum(np.maximum(self.max_tokens - (n - 1), 0) for n in range(min_n, max_n + 1))
+        min_n, max_n = self.ngram_bounds(ngram_range)
+        # a document of T tokens has T - n + 1 n-grams for each n <= T: summed over min_n <= n <= min(max_n, T)
+        top = np.minimum(self.max_tokens, max_n)
+        sizes = np.maximum(top - min_n + 1, 0)
+        slots = sizes * (self.max_tokens + 1) - sizes * (min_n + top) // 2
         raw_ptr = np.zeros(len(self.documents) + 1, dtype=np.int64)
         np.cumsum(slots, out=raw_ptr[1:])
         return raw_ptr
