@@ -46,7 +46,7 @@ def openmp_flags(compiler):
                 objects = compiler.compile([source], output_dir=tmp, extra_postargs=cflags)
                 compiler.link_executable(objects, "probe_openmp", output_dir=tmp, extra_postargs=ldflags)
                 return cflags, ldflags
-            except Exception:  # noqa: BLE001 - any failure means "no OpenMP"
+            except Exception:  # any failure means "no OpenMP"
                 continue
     warnings.warn("nbfast: the compiler does not support OpenMP; kernels will run single-threaded.")
     return [], []

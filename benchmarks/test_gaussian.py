@@ -7,9 +7,9 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from benchmarks.conftest import FULL, ROUNDS
 
 import nbfast
+from benchmarks.conftest import FULL, ROUNDS
 
 sk_nb = pytest.importorskip("sklearn.naive_bayes")
 pytest.importorskip("pytest_benchmark")

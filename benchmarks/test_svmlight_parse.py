@@ -5,8 +5,8 @@
 """
 
 import pytest
-from benchmarks.conftest import FULL, ROUNDS
 
+from benchmarks.conftest import FULL, ROUNDS
 from nbfast.datasets import make_documents
 from nbfast.readers import iter_svmlight
 

@@ -8,9 +8,9 @@ side by side).
 """
 
 import pytest
-from benchmarks.conftest import FULL
 
 import nbfast
+from benchmarks.conftest import FULL
 from nbfast.datasets import make_text_documents
 from nbfast.text import CountVectorizer, HashingVectorizer, TfidfVectorizer
 

@@ -323,7 +323,7 @@ class Evaluation:
         lines = []
         if len(names) > max_classes:
             shown = sorted(np.argsort(self.f1, kind="stable")[:max_classes])
-            lines.append(f"{len(names)} labels: the {max_classes} of lowest F1 are listed (to_dict(), or --json, lists them all)")
+            lines.append(f"{len(names)} labels: the {max_classes} of lowest F1 are listed (to_dict() lists them all)")
         width = max([len(names[i]) for i in shown] + [len("weighted avg")])
         columns = [(h, max(len(h), digits + 3) + 2) for h in ("precision", "recall", "f1-score")]
         support_width = len("support") + 2

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import data_for
 from scipy.special import logsumexp
+from support.helpers import data_for
 
 import nbfast
 from nbfast.calibration import expected_calibration_error

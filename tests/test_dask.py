@@ -5,7 +5,7 @@ import importlib
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import exported
+from support.helpers import exported
 
 import nbfast
 from nbfast.datasets import make_documents

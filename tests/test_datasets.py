@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from nbfast.datasets import _guide_table, _text_vocabulary, make_documents, make_text_documents, _sample_from_cdf
+from nbfast.datasets import _guide_table, _sample_from_cdf, _text_vocabulary, make_documents, make_text_documents
 
 
 def test_same_seed_same_corpus_and_other_seed_differs():

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import CONTAINERS, NB_FAMILY, as_container, nb_estimator, read_only
+from support.helpers import CONTAINERS, NB_FAMILY, as_container, nb_estimator, read_only
 
 import nbfast
 from nbfast._compat import NotFittedError

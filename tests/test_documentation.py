@@ -7,6 +7,7 @@ kernels elsewhere (a plain ``pip install .``) would make ``import nbfast`` fail;
 does not.  The site itself is built by CI (``sphinx-build -W``), which runs the gallery.
 """
 
+import importlib
 import re
 import subprocess
 import sys
@@ -99,7 +100,35 @@ def test_every_public_name_is_in_the_api_reference(module):
             assert f"{module.__name__}.{name}" in names, f"{module.__name__}.{name} is missing from docs/api.rst"
     for name in names:  # and nothing that does not exist
         owner, _, attribute = name.rpartition(".")
-        assert hasattr(sys.modules[owner], attribute), name
+        assert hasattr(importlib.import_module(owner), attribute), name
+
+
+def used_names(text):
+    """``module.name`` of every nbfast name a page uses: ``nbfast.x.y(...)`` in text or code, or
+    ``from nbfast.x import y`` in an example (a method or attribute after the name is not part of it)."""
+    references = re.findall(r"\bnbfast(?:\.\w+)+", text)
+    for module, names in re.findall(r"^\s*from (nbfast(?:\.\w+)*) import (\([^)]*\)|[^\n]+)", text, re.M):
+        references += [f"{module}.{name.strip()}" for name in names.strip("()").split(",") if name.strip()]
+    for reference in references:
+        parts = reference.split(".")
+        for length in range(len(parts) - 1, 0, -1):  # the longest importable module, then the name in it
+            try:
+                module = importlib.import_module(".".join(parts[:length]))
+            except ImportError:
+                continue
+            yield module, parts[length]
+            break
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_function_the_guides_use_is_in_the_api_reference(path):
+    names, _ = documented_names()
+    documented = {id(getattr(importlib.import_module(name.rpartition(".")[0]), name.rpartition(".")[2]))
+                  for name in names}
+    for module, name in used_names(path.read_text(encoding="utf-8")):
+        used = getattr(module, name, None)
+        if callable(used):
+            assert id(used) in documented, f"{path.name} uses {module.__name__}.{name}, missing from docs/api.rst"
 
 
 def test_the_gallery_covers_what_the_guide_promises():

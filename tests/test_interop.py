@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import data_for, exported, labels_of_kind
+from support.helpers import data_for, exported, labels_of_kind
 
 import nbfast
 from nbfast._compat import NotFittedError

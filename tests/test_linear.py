@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import CONTAINERS, FLOAT_DTYPES, as_container, nb_estimator
 from scipy.special import gammaln
+from support.helpers import CONTAINERS, FLOAT_DTYPES, as_container, nb_estimator
 
 import nbfast
 from nbfast._compat import NotFittedError

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import exported
+from support.helpers import exported
 
 import nbfast
 from nbfast.datasets import make_documents

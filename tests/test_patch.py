@@ -2,13 +2,13 @@
 
 import numpy as np
 import pytest
-from conftest import exported
+from support.helpers import exported
 
 import nbfast
+from nbfast.datasets import make_documents
 from nbfast.naive_bayes import ESTIMATORS
 
 SKLEARN_NAMES = ("BernoulliNB", "CategoricalNB", "ComplementNB", "GaussianNB", "MultinomialNB")
-from nbfast.datasets import make_documents
 
 sk_nb = pytest.importorskip("sklearn.naive_bayes")
 

@@ -31,15 +31,21 @@ def documents_per_second(call, n_documents, repeats=3):
     return n_documents / np.median(times)
 
 
+def fit_and_predict_rates(estimator, X, y):
+    """Documents per second of ``fit`` (a new model each run) and of ``predict_proba``."""
+    model = estimator().fit(X, y)
+    return (documents_per_second(lambda: estimator().fit(X, y), len(y)),
+            documents_per_second(lambda: model.predict_proba(X), len(y)))
+
+
 sizes = [5_000, 20_000, 80_000]
 rates = {}
 for n in sizes:
     X, y = make_documents(n_samples=n, n_features=2**16, n_classes=20, random_state=0)
     for library, estimator in (("nbfast", nbfast.MultinomialNB), ("scikit-learn", sk.MultinomialNB)):
-        model = estimator().fit(X, y)
-        rates.setdefault((library, "fit"), []).append(documents_per_second(lambda: estimator().fit(X, y), n))
-        rates.setdefault((library, "predict_proba"), []).append(
-            documents_per_second(lambda: model.predict_proba(X), n))
+        fit, predict_proba = fit_and_predict_rates(estimator, X, y)
+        rates.setdefault((library, "fit"), []).append(fit)
+        rates.setdefault((library, "predict_proba"), []).append(predict_proba)
 
 fig, ax = plt.subplots(figsize=(6.5, 4))
 for (library, operation), values in rates.items():

@@ -62,7 +62,7 @@ cdef inline double exp_fast(double x) noexcept nogil:
 cdef inline double log_fast(double x) noexcept nogil:
     """log(x) for x positive, normal and finite (below 1 ulp); any other x gives garbage (no trap)."""
     cdef uint64_t bits, high, mantissa, halve
-    cdef double m, f, s, z, w, r, half_f2, k
+    cdef double m, f, s, z, w, r, half_f2, k, odd, even
     memcpy(&bits, &x, 8)
     high = bits >> 32
     mantissa = high & 0x000fffff
@@ -77,9 +77,11 @@ cdef inline double log_fast(double x) noexcept nogil:
     s = f / (2.0 + f)
     z = s * s
     w = z * z
-    r = z * (6.666666666666735130e-01 + w * (2.857142874366239149e-01 + w * (1.818357216161805012e-01 + w
-             * 1.479819860511658591e-01))) + w * (3.999999999940941908e-01 + w * (2.222219843214978396e-01 + w
-             * 1.531383769920937332e-01))
+    # fdlibm's polynomial: r = z (Lg1 + w (Lg3 + w (Lg5 + w Lg7))) + w (Lg2 + w (Lg4 + w Lg6))
+    odd = 1.818357216161805012e-01 + w * 1.479819860511658591e-01
+    odd = z * (6.666666666666735130e-01 + w * (2.857142874366239149e-01 + w * odd))
+    even = w * (3.999999999940941908e-01 + w * (2.222219843214978396e-01 + w * 1.531383769920937332e-01))
+    r = odd + even
     half_f2 = 0.5 * f * f
     return k * 6.93147180369123816490e-01 - ((half_f2 - (s * (half_f2 + r) + k * 1.90821492927058770002e-10)) - f)
 

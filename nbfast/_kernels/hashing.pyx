@@ -21,11 +21,9 @@ results do not depend on the number of threads):
    exactly as scikit-learn's ``normalize`` does.
 """
 from cython.parallel cimport parallel, prange
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 from libcpp.algorithm cimport sort
-
-import numpy as np
 
 from nbfast._kernels._rows cimport normalize_row
 from nbfast._kernels._types cimport floating, integral

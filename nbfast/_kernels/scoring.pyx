@@ -167,7 +167,8 @@ def score_csr(
         for i in prange(n_samples, schedule="guided"):
             row_jll(data_ptr, indices_ptr, indptr[i], indptr[i + 1], &table[0, 0], &bias[0],
                     n_classes, binarize, threshold, indices.shape[0], acc)
-            finish_row(acc, n_classes, mode, NULL if mode == ARGMAX else &out[i, 0], &labels[i] if mode == ARGMAX else NULL)
+            finish_row(acc, n_classes, mode, NULL if mode == ARGMAX else &out[i, 0],
+                       &labels[i] if mode == ARGMAX else NULL)
         free(acc)
 
 

@@ -79,8 +79,8 @@ cdef inline Py_ssize_t parse_number(const char* buf, Py_ssize_t pos, Py_ssize_t 
 
 
 cdef Status parse_lines(const char* buf, Py_ssize_t end, int64_t base, double* labels, double* data,
-                     int64_t* indices, int64_t* indptr, int64_t* row_lines, Py_ssize_t* n_rows_out,
-                     Py_ssize_t* error_line, Py_ssize_t* error_pos) noexcept nogil:
+                        int64_t* indices, int64_t* indptr, int64_t* row_lines, Py_ssize_t* n_rows_out,
+                        Py_ssize_t* error_line, Py_ssize_t* error_pos) noexcept nogil:
     cdef Py_ssize_t pos = 0, next_pos, line = 0, row = 0, nnz = 0
     cdef int64_t index, previous
     cdef Status status = OK

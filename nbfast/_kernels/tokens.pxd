@@ -29,8 +29,6 @@ cdef class Documents:
     cdef object arrays                   # the buffers behind views
 
 
-
-
 cdef struct Scratch:
     # one thread's buffers: a document's UTF-8, its token spans, an n-gram
     uint8_t *text

@@ -191,7 +191,6 @@ cdef Py_ssize_t scan_document(const code_unit *data, Py_ssize_t length, bint low
     return scan.n_tokens
 
 
-
 cdef Py_ssize_t scan(const Views *views, Py_ssize_t d, Scratch *scratch) noexcept nogil:
     """``scan_document`` of document d: its UTF-8 (lowercased if views.lower[d]) in scratch.text, its
     token spans in scratch.spans; return the number of tokens."""

@@ -484,7 +484,7 @@ cdef int count_document(const Batch *batch, Scratch *scratch, TermKey *window, P
 
     The n-grams go WINDOW at a time: all hashed and their slots prefetched, then looked up, so that
     the table's cache misses overlap.  ``window`` holds WINDOW TermKeys."""
-    cdef Py_ssize_t n_tok, n_kept = 0, t, u, start, end, size, pos = 0, n_keys = 0, out, run
+    cdef Py_ssize_t n_tok, n_kept = 0, t, start, end, size, pos = 0, n_keys = 0, out, run
     cdef int n
     cdef const uint8_t *term
     cdef int64_t *spans = scratch.spans

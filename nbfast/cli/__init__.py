@@ -12,7 +12,7 @@ import signal
 import sys
 
 from nbfast._version import __version__
-from nbfast.cli._errors import USER_ERRORS, CommandError
+from nbfast.cli._errors import USER_ERRORS, CommandError, in_cli_words
 
 __all__ = ["CommandError", "main"]
 
@@ -61,7 +61,20 @@ def _on_sigterm(handler):
 
 
 def main(argv=None):
-    """Entry point of the ``nbfast`` console script."""
+    """Run the ``nbfast`` command line, as the console script does.
+
+    Parameters
+    ----------
+    argv : list of str, default=None
+        The arguments after ``nbfast`` (``["train", "data.svm", "-o", "m.nbf"]``);
+        None reads ``sys.argv[1:]``.
+
+    Returns
+    -------
+    status : int
+        The exit status: 0 on success, 2 for an error (reported as one line on
+        stderr), 130 when interrupted.
+    """
     try:
         args, unknown = build_parser().parse_known_args(argv)
         if unknown:  # blamed on the subcommand, with its usage
@@ -72,7 +85,7 @@ def main(argv=None):
     try:
         return args._run(args) or 0
     except USER_ERRORS as exc:
-        print(f"nbfast {args.command}: error: {exc}", file=sys.stderr)
+        print(f"nbfast {args.command}: error: {in_cli_words(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"nbfast {args.command}: interrupted", file=sys.stderr)

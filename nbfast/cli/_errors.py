@@ -48,6 +48,17 @@ def document_frequency(text):
     return value
 
 
+#: The library's messages name its parameters and methods; the command line says its options instead.
+_OPTION_OF = {"zero_based=True": "--zero-based", "file_format": "--format", "to_dict()": "--json"}
+
+
+def in_cli_words(message):
+    """``message`` with the parameters and methods it names replaced by the options that set them."""
+    for words, option in _OPTION_OF.items():
+        message = message.replace(words, option)
+    return message
+
+
 #: Errors a user can fix: the command's own, a missing optional dependency, a file that cannot be read or
 #: written, and invalid input (every reader, model file and estimator check raises ValueError, ModelFormatError
 #: included).  Anything else is a bug and keeps its traceback.

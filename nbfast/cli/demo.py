@@ -34,7 +34,7 @@ def _measure(cls, X_train, y_train, X_test, y_test, repeats):
     firsts = []
     for _ in range(repeats):  # a fresh model each time: its first call builds what later calls reuse
         model = cls().fit(X_train, y_train)
-        firsts.append(_median_seconds(lambda: model.predict(X_test), 1))
+        firsts.append(_median_seconds(lambda model=model: model.predict(X_test), 1))
     model.predict_proba(X_test)  # warm-up
     proba = _median_seconds(lambda: model.predict_proba(X_test), repeats)
     predict = _median_seconds(lambda: model.predict(X_test), repeats)

@@ -12,7 +12,7 @@ import json
 import sys
 
 from nbfast._compat import pyplot
-from nbfast.cli._errors import CommandError
+from nbfast.cli._errors import CommandError, in_cli_words
 from nbfast.cli._input import (
     Progress,
     add_input_arguments,
@@ -82,7 +82,7 @@ def run(args):
         json.dump(evaluation.to_dict(), sys.stdout)
         sys.stdout.write("\n")
     else:
-        print(evaluation.report())
+        print(in_cli_words(evaluation.report()))
     if args.plot:
         evaluation.plot(args.plot)
         print(f"nbfast: confusion matrix and reliability diagram drawn to {args.plot}", file=sys.stderr)

@@ -34,11 +34,12 @@ from nbfast.cli._input import (
 from nbfast.naive_bayes._base import unique_classes
 from nbfast.naive_bayes._calibrated import other_folds_model
 from nbfast.persist import save
-from nbfast.text import CountVectorizer, HashingVectorizer, TfidfVectorizer
+from nbfast.text import VECTORIZERS as TEXT_VECTORIZERS
+from nbfast.text import CountVectorizer, HashingVectorizer
 
 TEXT_N_FEATURES = 2**20
 #: --vectorizer name -> the vectorizer class that turns text into the model's input.
-VECTORIZERS = {"hashing": HashingVectorizer, "count": CountVectorizer, "tfidf": TfidfVectorizer}
+VECTORIZERS = {name.removesuffix("Vectorizer").lower(): cls for name, cls in TEXT_VECTORIZERS.items()}
 #: Rows whose out-of-fold scores fit the temperature of --calibrate-cv, at most.
 MAX_CALIBRATION_ROWS = 200_000
 

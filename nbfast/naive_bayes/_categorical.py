@@ -30,8 +30,8 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from nbfast._kernels.categories import category_columns, count_bad_codes
 from nbfast._kernels import tables
+from nbfast._kernels.categories import category_columns, count_bad_codes
 from nbfast._kernels.compact import pointer_array, sum_by_class
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import check_counts, check_log_prior, check_missing, check_no_nan

@@ -16,16 +16,16 @@ import numpy as np
 
 from nbfast.persist._codec import _Decoder, _Encoder, _is_plain
 from nbfast.persist._container import ModelFormatError
-from nbfast.text import CountVectorizer, HashingVectorizer, TfidfVectorizer
+from nbfast.text import VECTORIZERS, CountVectorizer, HashingVectorizer, TfidfVectorizer
 from nbfast.text._hashing import DEFAULT_TOKEN_PATTERN
 
-#: The vectorizers a model file may name, and the dtypes each may make.
+#: The dtypes each vectorizer a model file may name may make.
 STORED_VECTORIZERS = {
     HashingVectorizer: ("float32", "float64"),
     CountVectorizer: ("int32", "int64", "float32", "float64"),
     TfidfVectorizer: ("float32", "float64"),
 }
-_BY_NAME = {cls.__name__: cls for cls in STORED_VECTORIZERS}
+_BY_NAME = VECTORIZERS
 
 #: The longest n-grams a stored vectorizer may make (words or characters).
 MAX_STORED_NGRAM = 10

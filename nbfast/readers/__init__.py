@@ -43,7 +43,7 @@ def input_format(path, file_format=None):
     unsupported = next((what for ext, what in _UNSUPPORTED.items() if name.lower().endswith(ext)), None)
     if unsupported is not None:
         raise ValueError(f"{path}: {unsupported} is not a supported input format; nbfast reads svmlight/libsvm, "
-                         ".npz (CSR) and text (lines, tsv, jsonl): convert it, or pass --format to read it as one")
+                         ".npz (CSR) and text (lines, tsv, jsonl): convert it, or pass file_format to read it as one")
     return next((fmt for ext, fmt in _EXTENSIONS.items() if name.endswith(ext)), "svmlight")
 
 

@@ -121,7 +121,7 @@ def prefetch(iterable):
                 if not hand_over((item, None)):
                     return
             hand_over((done, None))
-        except BaseException as exc:  # noqa: BLE001 - handed to the consumer
+        except BaseException as exc:  # handed to the consumer
             hand_over((done, exc))
 
     thread = threading.Thread(target=produce, daemon=True)

@@ -6,7 +6,7 @@ from nbfast.readers._block import Block, line_chunks, quote_line
 _PARSE_ERRORS = {
     svmlight.Status.BAD_LABEL: "malformed label (expected a number)",
     svmlight.Status.BAD_FEATURE: "malformed feature (expected index:value)",
-    svmlight.Status.INDEX_BELOW_BASE: "feature index 0 in a one-based file (pass --zero-based if indices start at 0)",
+    svmlight.Status.INDEX_BELOW_BASE: "feature index 0 in a one-based file (pass zero_based=True if indices start at 0)",
     svmlight.Status.UNSORTED: "feature indices must be sorted and unique",
     svmlight.Status.INDEX_TOO_LARGE: "feature index beyond 2**62",
     svmlight.Status.LABEL_NOT_EXACT: "label is not a number of magnitude at most 2**53 (a class label must be "

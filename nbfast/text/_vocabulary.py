@@ -269,7 +269,7 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
                 for token in re.findall(DEFAULT_TOKEN_PATTERN, word.lower() if self.lowercase else word):
                     if token not in stop_words:
                         inconsistent.add(token)
-        except Exception:  # noqa: BLE001 - scikit-learn gives up on stop words it cannot tokenize
+        except Exception:  # scikit-learn gives up on stop words it cannot tokenize
             inconsistent = set()
         self._stop_words_id = id(self.stop_words)
         if inconsistent:

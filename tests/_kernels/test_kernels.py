@@ -5,10 +5,10 @@ import os
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from nbfast._kernels.scoring import Output
-from nbfast._kernels.threads import bounds_checked, effective_n_threads, openmp_enabled
 
 from nbfast._kernels import counts, scoring, validate
+from nbfast._kernels.scoring import Output
+from nbfast._kernels.threads import bounds_checked, effective_n_threads, openmp_enabled
 from nbfast.datasets import make_documents
 
 

@@ -4,7 +4,7 @@ against a dense numpy float64 reference."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import FLOAT_DTYPES, INDEX_DTYPES, as_container, read_only
+from support.helpers import FLOAT_DTYPES, INDEX_DTYPES, as_container, read_only
 
 from nbfast._kernels import counts
 from nbfast.datasets import make_documents

@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import ALL_ESTIMATORS
+from support.helpers import ALL_ESTIMATORS
 
 from nbfast.cli import main
 from nbfast.cli.bench import _harness

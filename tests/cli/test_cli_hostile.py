@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from crafting import _with_header
+from support.crafting import _with_header
 
 import nbfast
 from nbfast.cli import main
@@ -109,6 +109,7 @@ def test_a_truncated_archive_is_one_line(files, capsys, suffix, compress, comman
     ("1.5e19 1:1", "line 2: label"),
     ("nan 1:1", "line 2: label"),
     ("1 1:0x10", "line 2: malformed feature"),
+    ("1 0:1", "line 2: feature index 0 in a one-based file (pass --zero-based if indices start at 0)"),
 ])  # fmt: skip
 def test_bad_svmlight_lines_are_one_line_with_their_number(tmp_path, capsys, line, message):
     (tmp_path / "x.svm").write_text(f"0 1:1\n{line}\n")

@@ -71,6 +71,7 @@ def test_a_csv_input_says_csv_is_not_supported(tmp_path, capsys):
     (tmp_path / "data.csv").write_text("label,a,b\n1,0,2\n")
     status, err = errors(capsys, "train", tmp_path / "data.csv", "-o", tmp_path / "m.nbf")
     assert status == 2 and len(err) == 1 and "CSV is not a supported input format" in err[0]
+    assert "pass --format to read it as one" in err[0]
 
 
 def test_bench_plot_without_matplotlib_fails_before_the_benchmark(monkeypatch, tmp_path, capsys):

@@ -1,24 +1,21 @@
-"""`nbfast train` / `nbfast predict` over files in chunks, the chunked readers, and their errors."""
+"""`nbfast train` / `nbfast predict` over files in chunks, and their errors."""
 
 import gzip
 import os
-import queue
 import subprocess
 import sys
 import textwrap
-import threading
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import exported
+from support.helpers import exported
 
 import nbfast
-from nbfast._kernels import svmlight
 from nbfast.cli import _input as stream
 from nbfast.cli import main
 from nbfast.datasets import make_documents
-from nbfast.readers import Block, iter_blocks, iter_npz, iter_svmlight, prefetch, save_npz
+from nbfast.readers import Block, save_npz
 
 sk_datasets = pytest.importorskip("sklearn.datasets")
 
@@ -117,128 +114,6 @@ def test_several_inputs_gzip_npz_zero_based_and_float_labels(tmp_path, capsys, c
     assert header == ["label"]
     np.testing.assert_array_equal(labels, expected.predict(X_wide))
     assert set(np.unique(labels)) <= {-3, -1, 1, 3}
-
-
-# ------------------------------------------------------------------------ the parser
-TRICKY = (
-    b"# a comment line\n"
-    b"+1 qid:3 1:0.5 3:-2 7:1e-3  # trailing comment\n"
-    b"\n"
-    b"-1\t2:3.14159265358979323846 4:1E+2\r\n"
-    b"2.5 1:0.1 2:123456789012345678 5:.25 6:-0 8:7.\n"
-    b"0\n"
-    b"3 10:1.7976931348623157e308 11:4.9e-324"
-)
-
-
-def test_parser_matches_sklearn_on_tricky_input(tmp_path):
-    path = tmp_path / "tricky.svm"
-    path.write_bytes(TRICKY)
-    X_sk, y_sk = sk_datasets.load_svmlight_file(str(path), zero_based=False, n_features=11)
-    for chunk_size in (1, 2, 100):
-        blocks = list(iter_svmlight(path, chunk_size))
-        X = sp.vstack([b.to_csr(11) for b in blocks]).tocsr()
-        y = np.concatenate([b.y for b in blocks])
-        np.testing.assert_array_equal(y, y_sk)
-        np.testing.assert_array_equal(X.indptr, X_sk.indptr)
-        np.testing.assert_array_equal(X.indices, X_sk.indices)
-        np.testing.assert_array_equal(X.data, X_sk.data)  # bit-exact, like strtod
-        np.testing.assert_array_equal(np.concatenate([b.row_numbers for b in blocks]), [2, 4, 5, 6, 7])
-
-
-def test_parser_is_exact_on_random_numbers():
-    rng = np.random.default_rng(0)
-    rounded = [round(v, d) for v, d in zip(rng.uniform(0, 1000, 500), rng.integers(0, 6, 500))]
-    values = np.concatenate([rng.standard_normal(500) * 10.0 ** rng.integers(-8, 8, 500), rounded])
-    formats = [repr, lambda v: f"{v:.6f}", lambda v: f"{v:.3e}", lambda v: f"{v:.15g}", lambda v: f"{v:.17g}"]
-    for fmt in formats:
-        text = "".join(f"{fmt(float(v))} 1:{fmt(float(v))}\n" for v in values).encode()
-        status, labels, data, *_ = svmlight.parse_block(text, 1)
-        assert status == svmlight.Status.OK
-        expected = [float(fmt(float(v))) for v in values]
-        np.testing.assert_array_equal(labels, expected)
-        np.testing.assert_array_equal(data, expected)
-
-
-@pytest.mark.parametrize("line, message", [
-    (b"1 1:2 3", "line 2: malformed feature"),
-    (b"1 1:2 3:", "line 2: malformed feature"),
-    (b"1 1:2 x:3", "line 2: malformed feature"),
-    (b"1 1:2 3:4x", "line 2: malformed feature"),
-    (b"a 1:2", "line 2: malformed label"),
-    (b"1,2 1:2", "line 2: malformed label"),
-    (b"1 3:1 2:1", "line 2: feature indices must be sorted and unique"),
-    (b"1 2:1 2:1", "line 2: feature indices must be sorted and unique"),
-    (b"1 0:1", "line 2: feature index 0 in a one-based file"),
-])
-def test_malformed_lines_are_reported_with_their_number(tmp_path, line, message):
-    path = tmp_path / "bad.svm"
-    path.write_bytes(b"1 1:1\n" + line + b"\n2 2:1\n")
-    with pytest.raises(ValueError, match=message):
-        list(iter_svmlight(path, 1))
-    with pytest.raises(ValueError, match=message):
-        list(iter_svmlight(path, 10))
-
-
-def test_npz_reader_streams_rows(tmp_path, corpus):
-    X, y = corpus
-    save_npz(tmp_path / "x.npz", X, y, compressed=False)
-    sp.save_npz(tmp_path / "plain.npz", X)
-    for path, labels in [(tmp_path / "x.npz", y), (tmp_path / "plain.npz", None)]:
-        blocks = list(iter_npz(path, 128))
-        assert [b.n_rows for b in blocks] == [128] * 7 + [4]
-        assert (sp.vstack([b.to_csr(200) for b in blocks]) != X).nnz == 0
-        if labels is not None:
-            np.testing.assert_array_equal(np.concatenate([b.y for b in blocks]), labels)
-    sp.save_npz(tmp_path / "csc.npz", X.tocsc())
-    with pytest.raises(ValueError, match="CSC matrix"):
-        list(iter_npz(tmp_path / "csc.npz", 10))
-    (tmp_path / "junk.npz").write_bytes(b"not a zip")
-    with pytest.raises(ValueError, match="not a .npz archive"):
-        list(iter_blocks([tmp_path / "junk.npz"], 10))
-
-
-def test_prefetch_keeps_order_and_raises_producer_errors():
-    assert list(prefetch(iter(range(50)))) == list(range(50))
-
-    def failing():
-        yield 1
-        raise ValueError("boom")
-
-    with pytest.raises(ValueError, match="boom"):
-        list(prefetch(failing()))
-    stream = prefetch(iter(range(1000)))
-    assert next(stream) == 0
-    stream.close()  # stopping early does not hang
-
-
-class InterruptedQueue(queue.Queue):
-    """A queue whose get is interrupted by a signal's exception just after taking the queue's lock, as SIGTERM
-    can interrupt it: the lock stays held."""
-
-    def get(self, block=True, timeout=None):
-        self.mutex.acquire()
-        raise KeyboardInterrupt("signal")
-
-
-def test_prefetch_interrupted_while_holding_the_queue_lock_still_ends(monkeypatch):
-    import nbfast.readers._block as block_module
-
-    monkeypatch.setattr(block_module.queue, "Queue", InterruptedQueue)
-    monkeypatch.setattr(block_module, "_JOIN_SECONDS", 0.5)
-    outcome = []
-
-    def consume():
-        try:
-            list(prefetch(iter(range(1000))))
-        except KeyboardInterrupt as exc:
-            outcome.append(exc)
-
-    consumer = threading.Thread(target=consume, daemon=True)
-    consumer.start()
-    consumer.join(timeout=30)
-    assert not consumer.is_alive(), "closing the stream waited forever on the queue's lock"
-    assert len(outcome) == 1
 
 
 # ------------------------------------------------------------------------- errors

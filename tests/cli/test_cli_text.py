@@ -3,19 +3,17 @@
 import bz2
 import gzip
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from crafting import _layout, _raw_header, _with_header
+from support.crafting import _layout, _raw_header, _with_header
 
 import nbfast
 from nbfast import persist
 from nbfast.cli import main
-from nbfast.readers import input_format, iter_blocks
 from nbfast.text import HashingVectorizer
 
 make_pipeline = pytest.importorskip("sklearn.pipeline").make_pipeline
@@ -249,33 +247,6 @@ def test_entry_point_prints_no_traceback(tmp_path):
     assert result.returncode == 2
     assert result.stderr.startswith(f"nbfast train: error: {tmp_path / 'bad.jsonl'} line 2: malformed JSON (")
     assert result.stderr.strip().endswith("'{oops'") and len(result.stderr.strip().splitlines()) == 1
-
-
-# -------------------------------------------------------------------- the readers
-@pytest.mark.parametrize("name, fmt", [
-    ("a.txt", "lines"), ("a.txt.gz", "lines"), ("a.tsv", "tsv"), ("a.tsv.bz2", "tsv"), ("a.jsonl", "jsonl"),
-    ("a.ndjson.gz", "jsonl"), ("a.svm", "svmlight"), ("a.libsvm.bz2", "svmlight"), ("a.npz", "npz"),
-    ("rcv1_train.binary", "svmlight"),
-])  # fmt: skip
-def test_format_by_extension(name, fmt):
-    assert input_format(name) == fmt
-    assert input_format(name, "tsv") == "tsv"
-
-
-@pytest.mark.parametrize("name", ["a.csv", "a.CSV.gz", "data.parquet"])
-def test_unsupported_input_formats_are_named(name):
-    with pytest.raises(ValueError, match=f"{re.escape(name)}: .* is not a supported input format"):
-        input_format(name)
-    assert input_format(name, "svmlight") == "svmlight"  # --format reads it as one
-
-
-def test_label_scan_reads_no_text(tmp_path, corpus):
-    documents, labels = corpus
-    path = write_tsv(tmp_path / "d.tsv", documents, labels)
-    blocks = list(iter_blocks([path], 100))
-    assert [b.n_rows for b in blocks] == [100, 100, 40] and all(b.max_index() == -1 for b in blocks)
-    np.testing.assert_array_equal(np.concatenate([b.y for b in blocks]), labels)
-    np.testing.assert_array_equal(blocks[2].row_numbers, np.arange(201, 241))
 
 
 # --------------------------------------------------------------- model file format

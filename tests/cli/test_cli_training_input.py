@@ -4,7 +4,7 @@ input that contradicts it, with one line and exit status 2, instead of scoring i
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from crafting import _with_header
+from support.crafting import _with_header
 
 import nbfast
 from nbfast.cli import main

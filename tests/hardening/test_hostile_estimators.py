@@ -4,10 +4,10 @@ ValueError before any kernel reads it, and never ends the interpreter (the risky
 import sys
 import threading
 
-import isolated
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from support import isolated
 
 import nbfast
 from nbfast.datasets import make_documents

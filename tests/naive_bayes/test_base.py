@@ -6,7 +6,7 @@ import weakref
 
 import numpy as np
 import pytest
-from conftest import NB_FAMILY, data_for, nb_estimator
+from support.helpers import NB_FAMILY, data_for, nb_estimator
 
 import nbfast
 from nbfast.datasets import make_documents

@@ -5,7 +5,7 @@ from contextlib import nullcontext
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import CONTAINERS, FLOAT_DTYPES, as_container, logsumexp_reference, read_only, rebuild
+from support.helpers import CONTAINERS, FLOAT_DTYPES, as_container, logsumexp_reference, read_only, rebuild
 
 import nbfast
 from nbfast.datasets import make_documents

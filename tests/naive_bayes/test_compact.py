@@ -5,7 +5,6 @@ import pickle
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
 import nbfast
 from nbfast.datasets import make_documents

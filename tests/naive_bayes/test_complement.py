@@ -4,7 +4,7 @@ from contextlib import nullcontext
 
 import numpy as np
 import pytest
-from conftest import (
+from support.helpers import (
     CONTAINERS,
     FLOAT_DTYPES,
     INDEX_DTYPES,

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import (
+from support.helpers import (
     CONTAINERS,
     FLOAT_DTYPES,
     INDEX_DTYPES,

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import FLOAT_DTYPES, INDEX_DTYPES, as_container, read_only
+from support.helpers import FLOAT_DTYPES, INDEX_DTYPES, as_container, read_only
 
 import nbfast
 from nbfast.naive_bayes import _gaussian

@@ -245,7 +245,7 @@ def test_infinity_is_still_refused(name):
 
 @pytest.mark.parametrize("name", ["GaussianNB", "BernoulliNB"])
 def test_a_file_with_a_bad_observed_count_is_refused(name, tmp_path):
-    from crafting import _array_index, _with_array, _with_header
+    from support.crafting import _array_index, _with_array, _with_header
 
     X, y = data_with_missing(name)
     nbfast.save(ESTIMATORS[name](missing="ignore").fit(X, y), tmp_path / "model.nbf")
@@ -258,14 +258,14 @@ def test_a_file_with_a_bad_observed_count_is_refused(name, tmp_path):
         "unknown attribute": _with_header(raw, lambda h: h["model"]["fitted"].update(
             observed_count_x=h["model"]["fitted"]["observed_count_"])),
     }
-    for what, content in crafted.items():
+    for content in crafted.values():
         (tmp_path / "crafted.nbf").write_bytes(content)
         with pytest.raises(ValueError):
             nbfast.load(tmp_path / "crafted.nbf")
 
 
 def test_observed_count_in_a_model_that_keeps_none_is_refused(tmp_path):
-    from crafting import _with_header
+    from support.crafting import _with_header
 
     X, y = data_with_missing("CategoricalNB", fraction=0.0)
     nbfast.save(nbfast.MultinomialNB().fit(X, y), tmp_path / "model.nbf")

@@ -3,7 +3,16 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import CONTAINERS, FLOAT_DTYPES, INDEX_DTYPES, NB_FAMILY, as_container, nb_estimator, read_only, tolerance
+from support.helpers import (
+    CONTAINERS,
+    FLOAT_DTYPES,
+    INDEX_DTYPES,
+    NB_FAMILY,
+    as_container,
+    nb_estimator,
+    read_only,
+    tolerance,
+)
 from test_discrete import reference
 
 import nbfast
@@ -78,7 +87,7 @@ def test_matches_numpy_reference_and_its_parts(dtype, index_dtype, container):
     np.testing.assert_allclose(
         model.predict_joint_log_proba(X_test), combination(standalone, X_test, log_prior), rtol=1e-12, atol=1e-8
     )
-    for (name, part), (alone, columns) in zip(model.named_estimators_.items(), standalone):
+    for (_name, part), (alone, _columns) in zip(model.named_estimators_.items(), standalone):
         np.testing.assert_array_equal(part.feature_count_, alone.feature_count_)
         np.testing.assert_array_equal(part.class_log_prior_, model.class_log_prior_)
 
@@ -325,7 +334,7 @@ def test_part_without_joint_log_likelihood_raises_and_unfitted_raises():
     with pytest.raises(NotFittedError):
         nbfast.MixedNB().predict(X)
     with pytest.raises(AttributeError):
-        nbfast.MixedNB().named_estimators_
+        nbfast.MixedNB().named_estimators_  # noqa: B018
     model = nbfast.MixedNB(text_parts()).fit(X, y)
     with pytest.raises(ValueError, match="X has 59 features, but MixedNB is expecting 60"):
         model.predict(X[:, :59])

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import (
+from scipy.special import gammaln
+from support.helpers import (
     CONTAINERS,
     FLOAT_DTYPES,
     INDEX_DTYPES,
@@ -14,7 +15,6 @@ from conftest import (
     split,
     tolerance,
 )
-from scipy.special import gammaln
 
 import nbfast
 from nbfast.datasets import make_documents

@@ -4,8 +4,8 @@ parameters, and predictions, persistence and operations through the fitted estim
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import FLOAT_DTYPES, INDEX_DTYPES, as_container, read_only
 from scipy.special import gammaln, logsumexp
+from support.helpers import FLOAT_DTYPES, INDEX_DTYPES, as_container, read_only
 
 import nbfast
 from nbfast.datasets import make_documents

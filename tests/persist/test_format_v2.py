@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from crafting import _layout, _raw_header
+from support.crafting import _layout, _raw_header
 
 import nbfast
 from nbfast import ModelFormatError, persist

@@ -6,10 +6,10 @@ import json
 import tracemalloc
 from pathlib import Path
 
-import isolated
 import numpy as np
 import pytest
-from crafting import _array_index, _layout, _raw_header, _with_array, _with_byte_order, _with_header
+from support import isolated
+from support.crafting import _array_index, _layout, _raw_header, _with_array, _with_byte_order, _with_header
 
 import nbfast
 from nbfast import ModelFormatError, persist

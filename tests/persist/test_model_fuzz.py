@@ -16,9 +16,9 @@ import warnings
 from functools import partial
 from pathlib import Path
 
-import isolated
 import numpy as np
-from crafting import _layout, _raw_header
+from support import isolated
+from support.crafting import _layout, _raw_header
 
 import nbfast
 from nbfast import ModelFormatError

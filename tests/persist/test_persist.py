@@ -12,10 +12,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ALL_ESTIMATORS, LABEL_KINDS, data_for, estimator_params, labels_of_kind
-from crafting import _deeply_nested, _layout, _raw_header, _with_data, _with_header
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.crafting import _deeply_nested, _layout, _raw_header, _with_data, _with_header
+from support.helpers import ALL_ESTIMATORS, LABEL_KINDS, data_for, estimator_params, labels_of_kind
 
 import nbfast
 from nbfast import ModelFormatError, persist

@@ -206,10 +206,6 @@ def _check_args(args):
 
 
 def run(args):
-    if args.text:
-        from nbfast.cli.bench import text as bench_text
-
-        return bench_text.run(args)
     names = _check_args(args)
     log = sys.stderr if args.json else sys.stdout
     with thread_limit(args.threads):

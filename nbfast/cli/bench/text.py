@@ -45,14 +45,15 @@ from nbfast.cli.bench._harness import (
     time_libraries,
 )
 from nbfast.datasets import make_text_documents
-from nbfast.naive_bayes import ComplementNB, MultinomialNB
-from nbfast.text import CountVectorizer, HashingVectorizer, TfidfVectorizer
+from nbfast.naive_bayes import ESTIMATORS as NBFAST_ESTIMATORS
+from nbfast.text import VECTORIZERS as NBFAST_VECTORIZERS
 
 NGRAM_RANGES = ((1, 1), (1, 2))
-VECTORIZERS = ("HashingVectorizer", "CountVectorizer", "TfidfVectorizer")
+VECTORIZERS = tuple(NBFAST_VECTORIZERS)
+#: The estimators timed on text.
 ESTIMATORS = ("MultinomialNB", "ComplementNB")
 #: The vocabulary vectorizers timed fitting (fit_transform) and transforming.
-VOCABULARY_VECTORIZERS = ("CountVectorizer", "TfidfVectorizer")
+VOCABULARY_VECTORIZERS = tuple(name for name in VECTORIZERS if name != "HashingVectorizer")
 #: (vectorizer, estimator) of the pipelines timed from raw text to labels, train + predict.
 TRAIN_PREDICT_PIPELINES = (("TfidfVectorizer", "MultinomialNB"), ("TfidfVectorizer", "ComplementNB"))
 PIPELINE_OPERATIONS = ("predict", "predict_proba")
@@ -114,8 +115,8 @@ def _sklearn_classes():
 
 
 def _nbfast_classes():
-    classes = (HashingVectorizer, CountVectorizer, TfidfVectorizer, MultinomialNB, ComplementNB)
-    return {cls.__name__: cls for cls in classes}
+    return {**{name: NBFAST_VECTORIZERS[name] for name in VECTORIZERS},
+            **{name: NBFAST_ESTIMATORS[name] for name in ESTIMATORS}}
 
 
 def bench_transform(documents, ngram_range, implementations, args):

@@ -5,23 +5,23 @@ import subprocess
 import sys
 from pathlib import Path
 
-import malformed
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from nbfast._kernels.scoring import Output
+from support import malformed
 
 import nbfast
 from nbfast._kernels import counts, scoring
+from nbfast._kernels.scoring import Output
 from nbfast.datasets import make_documents
 
-TESTS = Path(__file__).parent
+SUPPORT = Path(__file__).parents[1] / "support"
 
 
 def test_malformed_battery_never_kills_the_interpreter():
     """Every case in a fresh interpreter: a signal (segfault, abort) would show as a negative return code."""
     result = subprocess.run(
-        [sys.executable, str(TESTS / "malformed.py")], capture_output=True, text=True, timeout=600
+        [sys.executable, str(SUPPORT / "malformed.py")], capture_output=True, text=True, timeout=600
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert result.stdout.count("\n") > 100
@@ -30,36 +30,6 @@ def test_malformed_battery_never_kills_the_interpreter():
 @pytest.mark.parametrize("description,outcome", list(malformed.run_battery()), ids=lambda v: str(v)[:70])
 def test_malformed_battery_raises_clean_errors(description, outcome):
     assert not outcome.startswith(("UNEXPECTED", "WRONG", "NO ERROR")), f"{description}: {outcome}"
-
-
-@pytest.mark.parametrize(
-    "make,match",
-    [
-        (malformed._index_out_of_range, r"column index 1000000 is outside \[0, 5\)"),
-        (malformed._decreasing_indptr, r"indptr decreases at row 1"),
-        (lambda: malformed._with_value(np.nan), "NaN"),
-        (lambda: malformed._with_value(-2.0), "Negative values in data passed to MultinomialNB"),
-    ],
-)
-def test_messages_name_the_problem(make, match):
-    with pytest.raises(ValueError, match=match):
-        nbfast.MultinomialNB().fit(make(), malformed._y())
-
-
-def test_wrong_n_features_names_both_numbers():
-    model = nbfast.MultinomialNB().fit(malformed._csr(), malformed._y())
-    with pytest.raises(ValueError, match="X has 7 features, but MultinomialNB is expecting 5 features"):
-        model.predict(np.ones((1, 7)))
-
-
-@pytest.mark.parametrize("dtype", [np.float16, np.int32, np.int64, np.uint8, bool])
-def test_float16_and_integer_input_accepted(dtype):
-    X = malformed._csr().toarray().astype(dtype)
-    expected = nbfast.MultinomialNB().fit(X.astype(np.float64), malformed._y()).predict_proba(X.astype(np.float64))
-    model = nbfast.MultinomialNB().fit(X, malformed._y())
-    np.testing.assert_array_equal(model.predict_proba(X), expected)
-    if dtype != np.float16:  # scipy.sparse has no float16
-        np.testing.assert_array_equal(model.predict_proba(sp.csr_matrix(X)), expected)
 
 
 def _assert_same(a, b, where="model"):

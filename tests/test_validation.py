@@ -1,12 +1,45 @@
-"""CSR input with a column stored twice in a row (scipy allows it, ``toarray()`` sums it) or with unsorted
-indices: every estimator sees the sum, exactly as on the dense copy."""
+"""The gate before the kernels: messages that name the problem, dtypes accepted, and CSR input with a column
+stored twice in a row (scipy allows it, ``toarray()`` sums it) or with unsorted indices: every estimator sees the
+sum, exactly as on the dense copy."""
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from support import malformed
 
 import nbfast
 from nbfast.naive_bayes import ESTIMATORS
+
+
+@pytest.mark.parametrize(
+    "make,match",
+    [
+        (malformed._index_out_of_range, r"column index 1000000 is outside \[0, 5\)"),
+        (malformed._decreasing_indptr, r"indptr decreases at row 1"),
+        (lambda: malformed._with_value(np.nan), "NaN"),
+        (lambda: malformed._with_value(-2.0), "Negative values in data passed to MultinomialNB"),
+    ],
+)
+def test_messages_name_the_problem(make, match):
+    with pytest.raises(ValueError, match=match):
+        nbfast.MultinomialNB().fit(make(), malformed._y())
+
+
+def test_wrong_n_features_names_both_numbers():
+    model = nbfast.MultinomialNB().fit(malformed._csr(), malformed._y())
+    with pytest.raises(ValueError, match="X has 7 features, but MultinomialNB is expecting 5 features"):
+        model.predict(np.ones((1, 7)))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.int32, np.int64, np.uint8, bool])
+def test_float16_and_integer_input_accepted(dtype):
+    X = malformed._csr().toarray().astype(dtype)
+    expected = nbfast.MultinomialNB().fit(X.astype(np.float64), malformed._y()).predict_proba(X.astype(np.float64))
+    model = nbfast.MultinomialNB().fit(X, malformed._y())
+    np.testing.assert_array_equal(model.predict_proba(X), expected)
+    if dtype != np.float16:  # scipy.sparse has no float16
+        np.testing.assert_array_equal(model.predict_proba(sp.csr_matrix(X)), expected)
+
 
 # Rows 0 and 2 store column 0 twice, row 1 has unsorted indices and stores column 2 twice.
 DATA = np.array([1.0, 2.0, 3.0, 2.0, 1.0, 1.0, 4.0, 3.0, 1.0, 2.0])

@@ -10,7 +10,7 @@ import tracemalloc
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import FLOAT_DTYPES, INDEX_DTYPES, NB_FAMILY, as_container, data_for, nb_estimator, read_only
+from support.helpers import FLOAT_DTYPES, INDEX_DTYPES, NB_FAMILY, as_container, data_for, nb_estimator, read_only
 
 import nbfast
 

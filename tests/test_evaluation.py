@@ -4,7 +4,7 @@ model's predictions, for several models and label types, counted chunk by chunk.
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import NB_FAMILY, assert_same_figures, data_for, labels_of_kind, nb_estimator
+from support.helpers import NB_FAMILY, assert_same_figures, data_for, labels_of_kind, nb_estimator
 
 import nbfast
 from nbfast.evaluation import EvaluationCounts
@@ -158,7 +158,8 @@ def test_many_classes_are_summarized():
     evaluation = nbfast.evaluate(model, X, y)
     assert_equal_to_sklearn(evaluation, y, model.predict(X), model.predict_proba(X), model.classes_)
     text = evaluation.report()
-    assert "80 labels: the 30 of lowest F1 are listed" in text
+    assert "80 labels: the 30 of lowest F1 are listed (to_dict() lists them all)" in text
+    assert "--json" not in text  # the command line's option, named by the command line only
     assert "most frequent confusions (80 labels" in text
     assert len(text.splitlines()) < 60
 
