@@ -14,8 +14,8 @@ import nbfast.text
 
 sk_text = pytest.importorskip("sklearn.feature_extraction.text")
 param_validation = pytest.importorskip("sklearn.utils._param_validation")
-from sklearn.utils import get_tags
-from sklearn.utils.estimator_checks import parametrize_with_checks
+get_tags = pytest.importorskip("sklearn.utils").get_tags
+parametrize_with_checks = pytest.importorskip("sklearn.utils.estimator_checks").parametrize_with_checks
 
 DOCUMENTS = [
     "The Quick brown fox jumps over the lazy dogs",
