@@ -17,31 +17,49 @@ included, and that no import circle exists).  From the bottom up:
    ``interop``, ``_patch``, ``evaluation``, ``explanation``;
 5. ``persist`` (model files) and ``readers`` (chunked file readers);
 6. ``dask``;
-7. this module: the public names;
+7. this module: the public names, each imported on first use;
 8. ``cli``: the ``nbfast`` command, its benchmark harness under ``cli/bench``.
 """
 
-from nbfast._patch import patch_sklearn, unpatch_sklearn
+import importlib
+import sys
+import types
+
 from nbfast._version import __version__
-from nbfast.calibration import calibrate
-from nbfast.decision import decide, fuse, predict_with_reject, shift_prior, with_prior
-from nbfast.evaluation import Evaluation, evaluate
-from nbfast.explanation import Explanation, TopFeatures, explain, top_features
-from nbfast.interop import from_sklearn
-from nbfast.linear import to_linear
-from nbfast.merge import merge
-from nbfast.naive_bayes import (
-    BernoulliNB,
-    CalibratedNB,
-    CategoricalNB,
-    ComplementNB,
-    GaussianNB,
-    MixedNB,
-    MultinomialNB,
-    PoissonNB,
-    SemiSupervisedNB,
-)
-from nbfast.persist import ModelFormatError, load, save
+
+# Public name -> the module that defines it; imported on first use (PEP 562), so that `import nbfast` and
+# `nbfast --version` cost about what importing numpy and scipy.sparse costs.
+_PUBLIC = {
+    "BernoulliNB": "nbfast.naive_bayes",
+    "calibrate": "nbfast.calibration",
+    "CalibratedNB": "nbfast.naive_bayes",
+    "CategoricalNB": "nbfast.naive_bayes",
+    "ComplementNB": "nbfast.naive_bayes",
+    "decide": "nbfast.decision",
+    "evaluate": "nbfast.evaluation",
+    "Evaluation": "nbfast.evaluation",
+    "explain": "nbfast.explanation",
+    "Explanation": "nbfast.explanation",
+    "from_sklearn": "nbfast.interop",
+    "fuse": "nbfast.decision",
+    "GaussianNB": "nbfast.naive_bayes",
+    "load": "nbfast.persist",
+    "merge": "nbfast.merge",
+    "MixedNB": "nbfast.naive_bayes",
+    "ModelFormatError": "nbfast.persist",
+    "MultinomialNB": "nbfast.naive_bayes",
+    "patch_sklearn": "nbfast._patch",
+    "PoissonNB": "nbfast.naive_bayes",
+    "predict_with_reject": "nbfast.decision",
+    "save": "nbfast.persist",
+    "SemiSupervisedNB": "nbfast.naive_bayes",
+    "shift_prior": "nbfast.decision",
+    "to_linear": "nbfast.linear",
+    "top_features": "nbfast.explanation",
+    "TopFeatures": "nbfast.explanation",
+    "unpatch_sklearn": "nbfast._patch",
+    "with_prior": "nbfast.decision",
+}
 
 __all__ = [
     "BernoulliNB",
@@ -78,9 +96,26 @@ __all__ = [
 
 
 def __getattr__(name):
-    # nbfast.text is imported on first use: its kernels build a Unicode table
+    if name in _PUBLIC:
+        value = getattr(importlib.import_module(_PUBLIC[name]), name)
+        globals()[name] = value  # later reads skip this function
+        return value
     if name == "text":
-        import importlib
-
         return importlib.import_module("nbfast.text")
     raise AttributeError(f"module 'nbfast' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+
+
+class _Package(types.ModuleType):
+    """The ``nbfast`` module: importing a submodule never hides the public name it shares (``nbfast.merge``)."""
+
+    def __setattr__(self, name, value):
+        # the import system sets each imported submodule as an attribute of its package
+        if not (name in _PUBLIC and isinstance(value, types.ModuleType)):
+            super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -1,42 +1,69 @@
-"""Every optional dependency in one place: flags, stand-ins, and a loader that names the extra to install.
+"""Every optional dependency in one place: flags, named loaders, and the estimator base classes.
 
-nbfast needs only numpy and scipy.  With scikit-learn, its estimators are real
-scikit-learn estimators (clone, Pipeline, GridSearchCV, check_estimator);
-without it, ``import nbfast`` and fit/predict still work on the stand-ins
-below.  Dask, tqdm, threadpoolctl and matplotlib are loaded by :func:`require`
-(or :func:`optional`) where a feature needs them, never at import time.
+nbfast needs only numpy and scipy.  scikit-learn, Dask, tqdm, threadpoolctl,
+matplotlib and pandas are optional; no other module of nbfast names them.  A
+feature that needs one calls its loader here (:func:`sklearn_naive_bayes`,
+:func:`dask_array`, :func:`tqdm`, ...), which imports it on first use or raises
+:class:`MissingDependency` naming the extra to install.
+
+scikit-learn is never imported by ``import nbfast``: it takes longer to import
+than numpy and scipy together.  Yet with scikit-learn installed, nbfast's
+estimators are scikit-learn estimators (``isinstance(model,
+sklearn.base.BaseEstimator)``, clone, Pipeline, GridSearchCV, tags, the HTML
+display).  Both hold because the bases nbfast's classes inherit from,
+:class:`BaseEstimator`, :class:`ClassifierMixin` and :class:`_BaseComposition`,
+change what they derive from when scikit-learn is imported:
+
+- until then, they derive from light stand-ins (``get_params``, ``set_params``,
+  ``repr``, ``score``), enough to fit, predict, save and load;
+- the moment anything imports ``sklearn`` (the user, or nbfast itself in a fit
+  step that uses scikit-learn), a hook on the import system runs
+  :func:`_adopt_scikit_learn`: each base's ``__bases__`` becomes scikit-learn's
+  class, Python recomputes every subclass's method order, and scikit-learn's
+  ``__init_subclass__`` hooks (metadata routing) are replayed on the classes
+  created before.
+
+``NotFittedError`` and ``DataConversionWarning`` are read as attributes of this
+module where they are raised (``raise _compat.NotFittedError(...)``): they are
+scikit-learn's own classes once it is imported (nobody can catch those before),
+light stand-ins until then.
+
+Nothing can observe the stand-ins through scikit-learn: scikit-learn's functions
+exist only once it is imported, and by then the bases are scikit-learn's.
 """
 
+import copy
 import importlib
+import importlib.abc
+import importlib.metadata
+import importlib.util
 import inspect
+import sys
 
 import numpy as np
+
+
+def _installed(name):
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+SKLEARN_INSTALLED = _installed("sklearn")
+DASK_INSTALLED = _installed("dask")
+TQDM_INSTALLED = _installed("tqdm")
+THREADPOOLCTL_INSTALLED = _installed("threadpoolctl")
+MATPLOTLIB_INSTALLED = _installed("matplotlib")
+PANDAS_INSTALLED = _installed("pandas")
 
 
 class MissingDependency(ImportError):
     """An optional dependency that a feature needs is not installed; the message says how to install it."""
 
 
-def optional(module):
-    """The module when it can be imported, else None."""
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        return None
-
-
-def require(module, extra, purpose):
-    """Import an optional dependency of ``purpose``, or raise :class:`MissingDependency` naming the extra.
-
-    Parameters
-    ----------
-    module : str
-        The module to import, for example ``"dask.array"``.
-    extra : str
-        The nbfast extra that installs it (``pip install 'nbfast[extra]'``).
-    purpose : str
-        What needs it, for the message: ``"nbfast.dask"``, ``"--plot"``, ...
-    """
+def _require(module, extra, purpose):
+    """Import an optional dependency of ``purpose``, or raise :class:`MissingDependency` naming the extra."""
     try:
         return importlib.import_module(module)
     except ImportError:
@@ -44,94 +71,258 @@ def require(module, extra, purpose):
         raise MissingDependency(f"{purpose} needs {package}, which is not installed: pip install 'nbfast[{extra}]'") from None
 
 
+def _optional(module):
+    """The module when it can be imported, else None."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        return None
+
+
+# ---- named loaders ------------------------------------------------------------------------------------------------
+
+
+def sklearn_module(name, purpose, extra="sklearn"):
+    """``sklearn.<name>`` (for example ``"naive_bayes"``, ``"pipeline"``), or MissingDependency for ``purpose``."""
+    return _require(f"sklearn.{name}", extra, purpose)
+
+
+def sklearn_module_if_installed(name):
+    """``sklearn.<name>``, or None without scikit-learn."""
+    return _optional(f"sklearn.{name}") if SKLEARN_INSTALLED else None
+
+
+def sklearn_module_if_loaded(name):
+    """``sklearn.<name>`` when scikit-learn is already imported, else None (never imports it).
+
+    For questions only scikit-learn's own objects can raise: an object cannot be a
+    scikit-learn estimator, nor can scikit-learn's configuration have been set,
+    before scikit-learn is imported.
+    """
+    return sklearn_module_if_installed(name) if "sklearn" in sys.modules else None
+
+
+def sklearn_naive_bayes(purpose="converting to or from scikit-learn"):
+    """scikit-learn's ``sklearn.naive_bayes`` module, or MissingDependency."""
+    return sklearn_module("naive_bayes", purpose)
+
+
+def sklearn_version():
+    """The installed scikit-learn's version string, or None (read from its metadata, without importing it)."""
+    try:
+        return importlib.metadata.version("scikit-learn")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def dask(purpose="nbfast.dask"):
+    """The ``dask`` module, or MissingDependency."""
+    return _require("dask", "dask", purpose)
+
+
+def dask_array(purpose="nbfast.dask"):
+    """The ``dask.array`` module, or MissingDependency."""
+    return _require("dask.array", "dask", purpose)
+
+
+def tqdm_if_installed():
+    """The ``tqdm`` module, or None."""
+    return _optional("tqdm") if TQDM_INSTALLED else None
+
+
+def threadpoolctl(purpose):
+    """The ``threadpoolctl`` module, or MissingDependency."""
+    return _require("threadpoolctl", "bench", purpose)
+
+
+def threadpoolctl_if_installed():
+    """The ``threadpoolctl`` module, or None."""
+    return _optional("threadpoolctl") if THREADPOOLCTL_INSTALLED else None
+
+
 def pyplot(purpose):
     """matplotlib.pyplot on the non-interactive Agg backend (files only), or MissingDependency."""
-    require("matplotlib", "plot", purpose).use("Agg")
+    _require("matplotlib", "plot", purpose).use("Agg")
     return importlib.import_module("matplotlib.pyplot")
 
 
-HAVE_SKLEARN = optional("sklearn") is not None
+# ---- scikit-learn's functions, imported on first call ---------------------------------------------------------------
 
-if HAVE_SKLEARN:
-    from sklearn import get_config
-    from sklearn.base import BaseEstimator, ClassifierMixin, clone
-    from sklearn.exceptions import DataConversionWarning, NotFittedError
-    from sklearn.utils.metaestimators import _BaseComposition
-    from sklearn.utils.multiclass import check_classification_targets
-else:  # pragma: no cover - exercised in the no-sklearn CI job
 
-    class NotFittedError(ValueError, AttributeError):
-        """Raised when an estimator is used before it is fitted."""
+def clone(estimator):
+    """An unfitted copy with the same parameters: scikit-learn's ``clone`` once scikit-learn is imported.
 
-    class DataConversionWarning(UserWarning):
-        """Warning used to notify implicit data conversions happening in the code."""
+    Before, no scikit-learn estimator can exist, and nbfast's are copied the same
+    way: parameters that are estimators cloned, the others deep-copied.
+    """
+    base = sklearn_module_if_loaded("base")
+    if base is not None:
+        return base.clone(estimator)
+    if isinstance(estimator, (list, tuple, set, frozenset)):
+        return type(estimator)(clone(item) for item in estimator)
+    if not hasattr(estimator, "get_params") or isinstance(estimator, type):
+        return copy.deepcopy(estimator)
+    return type(estimator)(**{name: clone(value) for name, value in estimator.get_params(deep=False).items()})
 
-    class BaseEstimator:
-        """Parameter handling in the scikit-learn convention (get_params/set_params)."""
 
-        @classmethod
-        def _get_param_names(cls):
-            signature = inspect.signature(cls.__init__)
-            return sorted(
-                name
-                for name, p in signature.parameters.items()
-                if name != "self" and p.kind != p.VAR_KEYWORD
-            )
+def check_classification_targets(y):
+    """Refuse targets a classifier cannot learn from: scikit-learn's check when installed."""
+    if SKLEARN_INSTALLED:
+        return sklearn_module("utils.multiclass", "fit").check_classification_targets(y)
+    y = np.asarray(y)
+    if y.dtype.kind == "f" and not np.all(np.mod(y, 1) == 0):
+        raise ValueError("Unknown label type: continuous. Classification needs discrete class labels.")
 
-        def get_params(self, deep=True):
-            return {name: getattr(self, name) for name in self._get_param_names()}
 
-        def set_params(self, **params):
-            valid = self._get_param_names()
-            for name, value in params.items():
-                if name not in valid:
-                    raise ValueError(f"Invalid parameter {name!r} for estimator {type(self).__name__}.")
-                setattr(self, name, value)
-            return self
+def get_config():
+    """scikit-learn's configuration, or {} while scikit-learn is not imported (nobody can have set it)."""
+    sklearn = sklearn_module_if_loaded("_config")
+    return sklearn.get_config() if sklearn is not None else {}
 
-        def __repr__(self):
-            args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-            return f"{type(self).__name__}({args})"
 
-    class ClassifierMixin:
-        """Mean accuracy as the default score."""
+# ---- the stand-ins used until scikit-learn is imported ------------------------------------------------------------
 
-        _estimator_type = "classifier"
 
-        def score(self, X, y, sample_weight=None):
-            return float(np.average(self.predict(X) == np.asarray(y), weights=sample_weight))
+class _StandaloneEstimator:
+    """Parameter handling in the scikit-learn convention (get_params/set_params), without scikit-learn."""
 
-    def check_classification_targets(y):
-        """Refuse continuous targets: a classifier needs discrete labels."""
-        y = np.asarray(y)
-        if y.dtype.kind == "f" and not np.all(np.mod(y, 1) == 0):
-            raise ValueError("Unknown label type: continuous. Classification needs discrete class labels.")
+    @classmethod
+    def _get_param_names(cls):
+        signature = inspect.signature(cls.__init__)
+        return sorted(name for name, p in signature.parameters.items() if name != "self" and p.kind != p.VAR_KEYWORD)
 
-    class _BaseComposition(BaseEstimator):
-        """Nested parameters ``name__param`` of named parts, as scikit-learn's _BaseComposition."""
+    def get_params(self, deep=True):
+        return {name: getattr(self, name) for name in self._get_param_names()}
 
-        def _get_params(self, attr, deep=True):
-            out = super().get_params(deep=deep)
-            for name, estimator in (getattr(self, attr) or []) if deep else []:
-                out[name] = estimator
-                out.update({f"{name}__{key}": value for key, value in estimator.get_params(deep=True).items()})
-            return out
+    def set_params(self, **params):
+        valid = self._get_param_names()
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(f"Invalid parameter {name!r} for estimator {type(self).__name__}.")
+            setattr(self, name, value)
+        return self
 
-        def _set_params(self, attr, **params):
-            named = dict(getattr(self, attr) or [])
-            replaced = {key: params.pop(key) for key in list(params) if key in named}
-            if replaced:
-                setattr(self, attr, [(name, replaced.get(name, estimator)) for name, estimator in named.items()])
-            for key in list(params):
-                name, _, param = key.partition("__")
-                if param and name in named:
-                    named[name].set_params(**{param: params.pop(key)})
-            return super().set_params(**params)
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
 
-    def clone(estimator):
-        """An unfitted copy with the same parameters."""
-        return type(estimator)(**estimator.get_params(deep=False))
+    def __getstate__(self):
+        # scikit-learn's BaseEstimator records its version in a pickle and warns on a mismatch when loading one
+        state = self.__dict__.copy()
+        version = sklearn_version()
+        if version is not None:
+            state["_sklearn_version"] = version
+        return state
 
-    def get_config():
-        """scikit-learn's configuration: none without scikit-learn."""
-        return {}
+
+class _StandaloneClassifier:
+    """Mean accuracy as the default score."""
+
+    _estimator_type = "classifier"
+
+    def score(self, X, y, sample_weight=None):
+        return float(np.average(self.predict(X) == np.asarray(y), weights=sample_weight))
+
+
+class _StandaloneComposition:
+    """Nested parameters ``name__param`` of named parts, as scikit-learn's _BaseComposition."""
+
+    def _get_params(self, attr, deep=True):
+        out = super().get_params(deep=deep)
+        for name, estimator in (getattr(self, attr) or []) if deep else []:
+            out[name] = estimator
+            out.update({f"{name}__{key}": value for key, value in estimator.get_params(deep=True).items()})
+        return out
+
+    def _set_params(self, attr, **params):
+        named = dict(getattr(self, attr) or [])
+        replaced = {key: params.pop(key) for key in list(params) if key in named}
+        if replaced:
+            setattr(self, attr, [(name, replaced.get(name, estimator)) for name, estimator in named.items()])
+        for key in list(params):
+            name, _, param = key.partition("__")
+            if param and name in named:
+                named[name].set_params(**{param: params.pop(key)})
+        return super().set_params(**params)
+
+
+# ---- the bases nbfast's classes inherit (their own bodies stay empty: every method comes from the base) ------------
+
+
+class BaseEstimator(_StandaloneEstimator):
+    """Base of nbfast's estimators: scikit-learn's ``BaseEstimator`` once scikit-learn is imported."""
+
+
+class ClassifierMixin(_StandaloneClassifier):
+    """Mixin of nbfast's classifiers: scikit-learn's ``ClassifierMixin`` once scikit-learn is imported."""
+
+
+class _BaseComposition(_StandaloneComposition, BaseEstimator):
+    """Base of estimators made of named parts: scikit-learn's ``_BaseComposition`` once it is imported."""
+
+
+class _StandaloneNotFittedError(ValueError, AttributeError):
+    """Raised when an estimator is used before it is fitted."""
+
+
+class _StandaloneDataConversionWarning(UserWarning):
+    """An implicit conversion of the data."""
+
+
+# scikit-learn's classes once it is imported (no one can catch them before), the stand-ins until then.
+_EXCEPTIONS = {"NotFittedError": _StandaloneNotFittedError, "DataConversionWarning": _StandaloneDataConversionWarning}
+
+
+def __getattr__(name):
+    # _compat.NotFittedError, read where it is raised or caught (an import by name would fix it too early)
+    if name in _EXCEPTIONS:
+        exceptions = sklearn_module_if_loaded("exceptions")
+        return _EXCEPTIONS[name] if exceptions is None else getattr(exceptions, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _adopt_scikit_learn():
+    """Make the bases above derive from scikit-learn's classes (see the module docstring); idempotent."""
+    if BaseEstimator.__bases__[0] is not _StandaloneEstimator:
+        return
+    base = importlib.import_module("sklearn.base")
+    metaestimators = importlib.import_module("sklearn.utils.metaestimators")
+    BaseEstimator.__bases__ = (base.BaseEstimator,)
+    ClassifierMixin.__bases__ = (base.ClassifierMixin,)
+    _BaseComposition.__bases__ = (metaestimators._BaseComposition, BaseEstimator)
+    # A class runs its bases' __init_subclass__ when it is created; replay scikit-learn's (metadata routing's
+    # set_*_request methods) on every class created before, parents before children.
+    classes, todo = set(), [BaseEstimator, ClassifierMixin]
+    while todo:
+        cls = todo.pop()
+        if cls not in classes:
+            classes.add(cls)
+            todo.extend(cls.__subclasses__())
+    for cls in sorted(classes, key=lambda c: len(c.__mro__)):
+        super(cls, cls).__init_subclass__()
+
+
+class _ScikitLearnImportHook(importlib.abc.MetaPathFinder):
+    """Runs :func:`_adopt_scikit_learn` right after the ``sklearn`` package is imported, by whoever imports it."""
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != "sklearn":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None:
+            return spec
+        execute = spec.loader.exec_module
+
+        def exec_module(module):
+            execute(module)
+            _adopt_scikit_learn()
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+if "sklearn" in sys.modules:
+    _adopt_scikit_learn()
+elif SKLEARN_INSTALLED:
+    sys.meta_path.insert(0, _ScikitLearnImportHook())

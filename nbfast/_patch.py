@@ -6,7 +6,7 @@ Only the module attributes are replaced: code that already did
 class it imported.
 """
 
-from nbfast._compat import require
+from nbfast._compat import sklearn_naive_bayes
 from nbfast.naive_bayes import ESTIMATORS
 
 # scikit-learn's classes replaced by patch_sklearn, by name.
@@ -14,7 +14,7 @@ _originals = {}
 
 
 def _naive_bayes_module():
-    return require("sklearn.naive_bayes", "sklearn", "patch_sklearn")
+    return sklearn_naive_bayes("patch_sklearn")
 
 
 def patch_sklearn():

@@ -9,12 +9,14 @@ kernels add a row's entries in the order stored.  The kernels trust all of
 this and check nothing.
 """
 
+import numbers
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
-from nbfast._compat import DataConversionWarning, NotFittedError, check_classification_targets
+from nbfast import _compat
+from nbfast._compat import check_classification_targets
 from nbfast._kernels import validate as _validate_kernels
 from nbfast._kernels.threads import effective_n_threads
 
@@ -34,7 +36,7 @@ def _name(estimator):
 def check_is_fitted(estimator, attribute="classes_"):
     """Raise NotFittedError unless ``estimator`` has been fitted."""
     if not hasattr(estimator, attribute):
-        raise NotFittedError(
+        raise _compat.NotFittedError(
             f"This {_name(estimator)} instance is not fitted yet. Call 'fit' with "
             "appropriate arguments before using this estimator."
         )
@@ -277,7 +279,7 @@ def check_y_shape(y, n_samples, stacklevel=3):
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected. Please change the shape of y "
             "to (n_samples,), for example using ravel().",
-            DataConversionWarning,
+            _compat.DataConversionWarning,
             stacklevel=stacklevel,
         )
         y = y.ravel()
@@ -356,11 +358,20 @@ def check_no_nan(values, name):
         raise ValueError(f"{name} contains NaN.")
 
 
+def _within(values, low, high):
+    """Whether every value of a float64 array lies in [low, high] (NaN does not): by min and max, without a
+    temporary array as large as ``values`` (a memory-mapped table stays unread into private memory)."""
+    return values.size == 0 or bool(low <= values.min() and values.max() <= high)
+
+
 def check_counts(values, name):
-    """Refuse counts (sufficient statistics) that are negative, NaN or infinite."""
+    """Refuse counts (sufficient statistics) that are negative, NaN or infinite, or whose total is infinite
+    (every sum a model derives from them, a class's total for one, is at most that total)."""
     values = np.asarray(values, dtype=np.float64)
-    if not (np.isfinite(values).all() and (values >= 0).all()):
+    if not _within(values, 0, np.finfo(np.float64).max):
         raise ValueError(f"{name} must hold finite non-negative counts.")
+    if not np.isfinite(values.sum()):
+        raise ValueError(f"{name} must hold counts whose sum is finite (it overflows float64).")
 
 
 def check_log_prior(values, name):
@@ -368,3 +379,68 @@ def check_log_prior(values, name):
     values = np.asarray(values, dtype=np.float64)
     if np.isnan(values).any() or np.isposinf(values).any():
         raise ValueError(f"{name} must hold log-probabilities (no NaN, no +inf).")
+
+
+#: The largest magnitude of a scoring-table entry: the log of a ratio of positive float64 numbers lies within
+#: about +-1,500 (log(5e-324) - log(1.8e308)), so anything beyond is not a fitted value, and a count of a few
+#: units times it would overflow to infinity.
+MAX_LOG_MAGNITUDE = 1e4
+#: How far from 1 the probabilities of a stored class prior may sum (a prior stored as float16 is that close).
+PRIOR_SUM_TOLERANCE = 1e-3
+
+
+def check_log_probabilities(values, name):
+    """Refuse log-probabilities that are not finite numbers in [-MAX_LOG_MAGNITUDE, 0]."""
+    if not _within(np.asarray(values, dtype=np.float64), -MAX_LOG_MAGNITUDE, 0):
+        raise ValueError(f"{name} must hold finite log-probabilities in [{-MAX_LOG_MAGNITUDE:g}, 0].")
+
+
+def check_table_values(values, name):
+    """Refuse a scoring table (log-probabilities, log-rates or their differences) with an entry that is not
+    finite or beyond +-MAX_LOG_MAGNITUDE: one such entry makes a score infinite or NaN for any x that has it."""
+    if not _within(np.asarray(values, dtype=np.float64), -MAX_LOG_MAGNITUDE, MAX_LOG_MAGNITUDE):
+        raise ValueError(f"{name} must hold finite values within +-{MAX_LOG_MAGNITUDE:g}.")
+
+
+def check_scoring_bias(values, name):
+    """Refuse a per-class bias with NaN or +inf, or -inf for every class (which leaves no class possible)."""
+    values = np.asarray(values, dtype=np.float64)
+    if np.isnan(values).any() or np.isposinf(values).any() or not np.isfinite(values).any():
+        raise ValueError(f"{name} must be finite (or -inf for a class ruled out, not for all of them).")
+
+
+def check_normalized_log_prior(values, name):
+    """Refuse log class probabilities that are NaN or above 0, or whose probabilities do not sum to 1 (within
+    PRIOR_SUM_TOLERANCE; -inf is a class ruled out)."""
+    values = np.asarray(values, dtype=np.float64)
+    if np.isnan(values).any() or (values > 0).any():
+        raise ValueError(f"{name} must hold log-probabilities (no NaN, none above 0).")
+    total = np.exp(values).sum()
+    if not abs(total - 1.0) <= PRIOR_SUM_TOLERANCE:
+        raise ValueError(f"{name} must hold the logs of probabilities that sum to 1; they sum to {total:.6g}.")
+
+
+#: The largest magnitude of a Gaussian mean: the square of the difference of two numbers within it is finite.
+MAX_MEAN_MAGNITUDE = 1e150
+#: The largest Gaussian variance: the normalizing log(2 pi var) and the square of a deviation stay finite.
+MAX_VARIANCE = MAX_MEAN_MAGNITUDE**2
+
+
+def check_means(values, name):
+    """Refuse means that are not finite or beyond +-MAX_MEAN_MAGNITUDE ((x - mean)^2 would overflow)."""
+    if not _within(np.asarray(values, dtype=np.float64), -MAX_MEAN_MAGNITUDE, MAX_MEAN_MAGNITUDE):
+        raise ValueError(f"{name} must hold finite means within +-{MAX_MEAN_MAGNITUDE:g}.")
+
+
+def check_variances(values, name):
+    """Refuse variances that are not normal positive numbers up to MAX_VARIANCE: a zero or subnormal variance
+    makes 1 / variance infinite (and a score NaN where x equals the mean), a huge one log(2 pi variance)."""
+    tiny = np.finfo(np.float64).tiny
+    if not _within(np.asarray(values, dtype=np.float64), tiny, MAX_VARIANCE):
+        raise ValueError(f"{name} must hold positive variances in [{tiny:.3g}, {MAX_VARIANCE:g}].")
+
+
+def check_number_in_range(value, name, low, high):
+    """Refuse ``value`` unless it is a real number (not a bool) in [low, high]."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not low <= value <= high:
+        raise ValueError(f"{name} must be a number in [{low:g}, {high:g}], got {str(value)[:40]}.")

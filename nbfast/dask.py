@@ -12,14 +12,15 @@ active.
 """
 
 import numpy as np
+import scipy.sparse as sp
 
-from nbfast._compat import require
+from nbfast import _compat
 from nbfast._validation import check_is_fitted
 from nbfast.merge import merge
 from nbfast.naive_bayes._base import _BaseNB, unique_classes
 
-dask = require("dask", "dask", "nbfast.dask")
-da = require("dask.array", "dask", "nbfast.dask")
+dask = _compat.dask()
+da = _compat.dask_array()
 
 __all__ = ["fit", "predict", "predict_proba"]
 
@@ -68,10 +69,39 @@ def _fresh(estimator):
     return type(estimator)(**estimator.get_params(deep=False))
 
 
-def _fit_block(template, X, y, sample_weight, classes):
+def _fit_block(template, X_parts, y_parts, weight_parts, classes):
+    """A fresh copy of ``template`` fitted on the row blocks given, joined (several when some weigh nothing)."""
+    if len(X_parts) > 1:
+        X = sp.vstack(X_parts, format="csr") if sp.issparse(X_parts[0]) else np.concatenate(X_parts)
+        y = np.concatenate([np.asarray(part) for part in y_parts])
+        weights = None if weight_parts[0] is None else np.concatenate([np.asarray(w) for w in weight_parts])
+    else:
+        X, y, weights = X_parts[0], y_parts[0], weight_parts[0]
     if X.shape[0] == 0:
         return None
-    return _fresh(template).partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+    return _fresh(template).partial_fit(X, y, classes=classes, sample_weight=weights)
+
+
+def _weighs_nothing(sample_weight):
+    return bool(np.size(sample_weight)) and not np.any(np.asarray(sample_weight))
+
+
+def _groups(weightless):
+    """Indices of the row blocks grouped so that no group weighs nothing, unless every block does: a block
+    whose weights are all 0 joins the next block (the last ones the block before them).  Such rows still count
+    where weights do not apply (CategoricalNB's categories, GaussianNB's epsilon_), as in one fit on all rows."""
+    groups, pending = [], []
+    for index, nothing in enumerate(weightless):
+        pending.append(index)
+        if not nothing:
+            groups.append(pending)
+            pending = []
+    if pending:
+        if groups:
+            groups[-1].extend(pending)
+        else:
+            groups.append(pending)
+    return groups
 
 
 def _merge_group(models):
@@ -116,15 +146,22 @@ def fit(estimator, X, y, classes=None, sample_weight=None, *, split_every=8):
     if any(part is None for part in y_parts):
         raise ValueError("y is required.")
     weight_parts = _per_block(sample_weight, X, "sample_weight")
+    # one pass over the labels (when classes is None) and the weights (when given per sample)
+    label_sets = [dask.delayed(_block_classes)(part) for part in y_parts] if classes is None else []
+    per_sample = sample_weight is not None and not np.isscalar(sample_weight)
+    weightless = [dask.delayed(_weighs_nothing)(part) for part in weight_parts] if per_sample else []
+    computed = dask.compute(*label_sets, *weightless)
     if classes is None:
-        label_sets = dask.compute(*[dask.delayed(_block_classes)(part) for part in y_parts])
-        classes = unique_classes(np.concatenate(label_sets))
+        classes = unique_classes(np.concatenate(computed[:len(label_sets)]))
     else:
         classes = unique_classes(np.asarray(classes))
+    weightless = computed[len(label_sets):] or [False] * len(y_parts)
     template = _fresh(estimator)
+    X_parts = X.to_delayed().ravel()
     nodes = [
-        dask.delayed(_fit_block)(template, X_part, y_part, weight_part, classes)
-        for X_part, y_part, weight_part in zip(X.to_delayed().ravel(), y_parts, weight_parts)
+        dask.delayed(_fit_block)(template, [X_parts[i] for i in group], [y_parts[i] for i in group],
+                                 [weight_parts[i] for i in group], classes)
+        for group in _groups(weightless)
     ]
     while len(nodes) > 1:
         nodes = [dask.delayed(_merge_group)(nodes[i:i + split_every]) for i in range(0, len(nodes), split_every)]

@@ -121,3 +121,20 @@ def test_the_walk_sees_function_level_and_relative_imports(tmp_path, monkeypatch
     (tmp_path / "_probe.py").write_text(source)
     assert imports_of("nbfast.naive_bayes._probe") == {"nbfast.cli", "nbfast.naive_bayes._discrete"}
     assert layer_of("nbfast.cli") > layer_of("nbfast.naive_bayes._probe")
+
+
+OPTIONAL_MODULES = ("sklearn", "dask", "distributed", "tqdm", "threadpoolctl", "matplotlib", "pandas")
+
+
+def names_optional_module(text):
+    return any(text == top or text.startswith(top + ".") for top in OPTIONAL_MODULES)
+
+
+@pytest.mark.parametrize("name", sorted(set(MODULES) - {KERNELS, "nbfast._compat"}))
+def test_only_compat_names_optional_modules(name):
+    """Imports of optional modules, and module names given as strings (to a loader), live in ``_compat`` alone."""
+    tree = ast.parse(MODULES[name].read_text(), str(MODULES[name]))
+    named = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
+    named += [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module]
+    named += [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+    assert not [text for text in named if names_optional_module(text)]

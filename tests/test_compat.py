@@ -5,6 +5,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 NO_SKLEARN = textwrap.dedent(
     """
     import sys
@@ -18,10 +20,10 @@ NO_SKLEARN = textwrap.dedent(
 
     import numpy as np
     import nbfast
-    from nbfast._compat import HAVE_SKLEARN
+    from nbfast._compat import SKLEARN_INSTALLED
     from nbfast.datasets import make_documents
 
-    assert not HAVE_SKLEARN
+    assert not SKLEARN_INSTALLED
     X, y = make_documents(300, 50, 3, random_state=0)
     for cls in (nbfast.MultinomialNB, nbfast.BernoulliNB):
         model = cls(alpha=0.5).fit(X, y)
@@ -61,3 +63,100 @@ def test_omp_num_threads_limits_the_kernels():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "1"
+
+
+def _run(code):
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_import_and_version_leave_scikit_learn_unimported():
+    output = _run(
+        """
+        import sys
+        import nbfast
+        from nbfast.cli import main
+        try:
+            main(["--version"])
+        except SystemExit:
+            pass
+        import nbfast.persist, nbfast.text, nbfast.naive_bayes  # the estimators themselves too
+        print(sorted(m for m in sys.modules if m == "sklearn" or m.startswith("sklearn.")))
+        """
+    )
+    assert output.splitlines()[-1] == "[]"
+
+
+def test_predicting_from_a_model_file_leaves_scikit_learn_unimported(tmp_path):
+    pytest.importorskip("sklearn")
+    path = tmp_path / "model.nbf"
+    _run(
+        f"""
+        import nbfast
+        from nbfast.datasets import make_documents
+        X, y = make_documents(200, 30, 3, random_state=0)
+        nbfast.save(nbfast.MultinomialNB().fit(X, y), {str(path)!r})  # fit checks y with scikit-learn
+        """
+    )
+    output = _run(
+        f"""
+        import sys
+        import nbfast
+        from nbfast.datasets import make_documents
+        X, y = make_documents(200, 30, 3, random_state=0)
+        model = nbfast.load({str(path)!r})
+        model.predict(X), model.predict_proba(X)
+        print(sorted(m for m in sys.modules if m == "sklearn" or m.startswith("sklearn.")))
+        """
+    )
+    assert output == "[]"
+
+
+def test_estimators_made_before_scikit_learn_is_imported_are_scikit_learn_estimators():
+    pytest.importorskip("sklearn")
+    output = _run(
+        """
+        import sys
+        import nbfast
+        from nbfast.datasets import make_documents
+        from nbfast.text import CountVectorizer
+        model, vectorizer = nbfast.MultinomialNB(alpha=0.5), CountVectorizer()
+        mixed = nbfast.MixedNB([("counts", nbfast.MultinomialNB(), [0, 1])])
+        assert "sklearn" not in sys.modules
+
+        import sklearn
+        from sklearn.base import BaseEstimator, ClassifierMixin, clone, is_classifier
+        from sklearn.exceptions import NotFittedError
+        from sklearn.pipeline import make_pipeline
+        from sklearn.utils import get_tags
+
+        assert isinstance(model, BaseEstimator) and isinstance(model, ClassifierMixin) and is_classifier(model)
+        assert isinstance(vectorizer, BaseEstimator) and isinstance(mixed, BaseEstimator)
+        assert clone(model).alpha == 0.5 and get_tags(model).estimator_type == "classifier"
+        assert mixed.get_params()["counts__alpha"] == 1.0
+        assert callable(model.set_fit_request)  # scikit-learn's metadata routing, replayed on the class
+        assert "MultinomialNB" in model._repr_html_()
+        try:
+            model.predict([[1.0]])
+        except NotFittedError:
+            pass
+        X, y = make_documents(200, 30, 3, random_state=0)
+        assert make_pipeline(nbfast.MultinomialNB()).fit(X, y).score(X, y) > 0.5
+        print("ok")
+        """
+    )
+    assert output == "ok"
+
+
+def test_public_names_imported_on_first_use_are_the_functions_not_their_modules():
+    output = _run(
+        """
+        import nbfast.merge, nbfast.persist  # submodules first: the package's attributes stay the public names
+        import nbfast
+        assert callable(nbfast.merge) and callable(nbfast.load) and "merge" in dir(nbfast)
+        assert nbfast.MultinomialNB.__name__ == "MultinomialNB" and nbfast.text.CountVectorizer
+        print("ok")
+        """
+    )
+    assert output == "ok"

@@ -131,3 +131,34 @@ def test_compact_models_on_cluster(client, name):
     assert_same_model(model, expected, X)
     proba = nbdask.predict_proba(model, sparse_dask(X, ROW_CHUNKS)).compute()
     np.testing.assert_array_equal(proba, model.predict_proba(X))
+
+
+@pytest.mark.parametrize("name", [*NAMES, "CategoricalNB", "GaussianNB"])
+@pytest.mark.parametrize("zero_blocks", [(1,), (0,), (6,), (0, 1, 5, 6)], ids=["middle", "first", "last", "several"])
+def test_a_block_of_zero_weights_gives_the_in_memory_fit(data, name, zero_blocks):
+    X, y, weight = data
+    X = X.toarray()
+    if name == "CategoricalNB":
+        X = np.minimum(X, 4)
+    chunks = [100, 100, 100, 100, 100, 100, 100]
+    weight = weight.copy()
+    for block in zero_blocks:
+        weight[block * 100:(block + 1) * 100] = 0.0
+    if name == "CategoricalNB":
+        X[150, 3] = 9  # a category seen only in a zero-weight row still widens n_categories_, as in one fit
+    expected = getattr(nbfast, name)().fit(X, y, sample_weight=weight)
+    with dask.config.set(scheduler="sync"):
+        model = nbdask.fit(getattr(nbfast, name)(), da.from_array(X, chunks=(chunks, 120)), y, sample_weight=weight)
+        dask_weights = nbdask.fit(getattr(nbfast, name)(), da.from_array(X, chunks=(chunks, 120)), y,
+                                  sample_weight=da.from_array(weight, chunks=50))
+    for fitted in (model, dask_weights):
+        np.testing.assert_allclose(fitted.class_count_, expected.class_count_, rtol=1e-12)
+        np.testing.assert_allclose(fitted.predict_joint_log_proba(X), expected.predict_joint_log_proba(X),
+                                   rtol=1e-9, atol=1e-9)
+
+
+def test_only_zero_weights_are_refused_as_in_memory(data):
+    X, y, _ = data
+    with dask.config.set(scheduler="sync"), pytest.raises(ValueError, match="all sample_weight are 0"):
+        nbdask.fit(nbfast.MultinomialNB(), da.from_array(X.toarray(), chunks=(100, 120)), y,
+                   sample_weight=np.zeros(X.shape[0]))

@@ -1,5 +1,7 @@
 """nbfast.merge: models fitted on disjoint shards merge into the model of their union."""
 
+import copy
+
 import numpy as np
 import pytest
 from support.helpers import exported
@@ -151,3 +153,39 @@ def test_merge_errors():
     merge([a, b])  # the shards themselves are compatible
     c = nbfast.MultinomialNB(alpha=1).partial_fit(X, y, classes=np.unique(y))
     merge([a, c])  # alpha=1 and alpha=1.0 are the same parameter
+
+
+def _mixed(**params):
+    return nbfast.MixedNB([("counts", nbfast.MultinomialNB(alpha=0.5), slice(0, 20)),
+                           ("normal", nbfast.GaussianNB(), slice(20, None))], **params)
+
+
+@pytest.mark.parametrize("make", [_mixed, nbfast.MixedNB], ids=["parts", "default"])
+def test_merge_of_mixed_models_equals_fit_on_union(make):
+    X, y = shard_data()
+    classes = np.unique(y)
+    shards = [make().partial_fit(X[a:b], y[a:b], classes=classes) for a, b in ((0, 100), (100, 240))]
+    merged = merge(shards)
+    expected = make().fit(X, y)
+    np.testing.assert_allclose(merged.class_count_, expected.class_count_)
+    np.testing.assert_allclose(merged.class_log_prior_, expected.class_log_prior_, rtol=1e-12)
+    np.testing.assert_allclose(merged.predict_joint_log_proba(X), expected.predict_joint_log_proba(X), rtol=1e-9)
+    np.testing.assert_array_equal(merged.predict(X), expected.predict(X))
+
+
+def test_merge_of_two_identical_mixed_models_counts_the_data_twice():
+    X, y = shard_data()
+    model = _mixed().fit(X, y)
+    merged = merge([model, copy.deepcopy(model)])
+    twice = _mixed().fit(np.vstack([X, X]), np.concatenate([y, y]))
+    np.testing.assert_allclose(merged.class_count_, twice.class_count_)
+    np.testing.assert_allclose(merged.predict_proba(X), twice.predict_proba(X), rtol=1e-9, atol=1e-12)
+
+
+def test_merge_of_mixed_models_with_different_parts_is_refused():
+    X, y = shard_data()
+    a = _mixed().fit(X, y)
+    b = nbfast.MixedNB([("counts", nbfast.MultinomialNB(alpha=1.0), slice(0, 20)),
+                        ("normal", nbfast.GaussianNB(), slice(20, None))]).fit(X, y)
+    with pytest.raises(ValueError, match="different parameters"):
+        merge([a, b])

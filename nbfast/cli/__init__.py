@@ -2,17 +2,20 @@
 
 Each command module defines ``add_arguments(parser)`` and ``run(args) -> int``.
 Errors a user can fix (bad file, bad option, bad input) print one line on
-stderr and exit with status 2; they never end in a traceback.  SIGTERM ends a
-command like Ctrl-C does, removing its temporary files (exit status 143).
+stderr and exit with status 2; they never end in a traceback.  SIGTERM and SIGHUP
+(the terminal closed) end a command like Ctrl-C does, removing its temporary
+files (exit status 128 + the signal's number: 143, 129).
 """
 
 import argparse
+import contextlib
 import importlib
 import signal
 import sys
 
 from nbfast._version import __version__
 from nbfast.cli._errors import USER_ERRORS, CommandError, in_cli_words
+from nbfast.persist._files import CLEANUP_SIGNALS
 
 __all__ = ["CommandError", "main"]
 
@@ -32,32 +35,45 @@ COMMANDS = {
 }
 
 
-def build_parser():
+def build_parser(commands=None):
+    """The ``nbfast`` argument parser; only the options of ``commands`` (default: all) are loaded.
+
+    Each command's options come from its module, so loading only the one that
+    runs keeps ``nbfast --version`` and ``nbfast --help`` from importing them all.
+    """
     parser = argparse.ArgumentParser(prog="nbfast", description="Fast Naive Bayes for count data.", allow_abbrev=False)
     parser.add_argument("--version", action="version", version=f"nbfast {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, (module_name, help_text) in COMMANDS.items():
         sub = subparsers.add_parser(name, help=help_text, description=help_text, allow_abbrev=False)
-        module = importlib.import_module(module_name)
-        module.add_arguments(sub)
-        sub.set_defaults(_run=module.run, _parser=sub)
+        if commands is None or name in commands:
+            module = importlib.import_module(module_name)
+            module.add_arguments(sub)
+            sub.set_defaults(_run=module.run, _parser=sub)
     return parser
 
 
 class Terminated(BaseException):
-    """SIGTERM, raised in the main thread so that every ``finally`` runs (temporary files are removed)."""
+    """SIGTERM or SIGHUP, raised in the main thread so that every ``finally`` runs (temporary files are removed)."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
 
 
 def _terminate(signum, frame):
-    raise Terminated()
+    raise Terminated(signum)
 
 
-def _on_sigterm(handler):
-    """Install ``handler`` for SIGTERM (only the main thread can); return the previous one, or None."""
+def _on_signals(handlers):
+    """Install ``handlers`` ({signal: handler}; only the main thread can); return the previous ones ({} if not)."""
+    previous = {}
     try:
-        return signal.signal(signal.SIGTERM, handler)
+        for signum, handler in handlers.items():
+            previous[signum] = signal.signal(signum, handler)
     except ValueError:  # not the main thread
-        return None
+        pass
+    return previous
 
 
 def main(argv=None):
@@ -76,12 +92,15 @@ def main(argv=None):
         stderr), 130 when interrupted.
     """
     try:
-        args, unknown = build_parser().parse_known_args(argv)
+        argv = sys.argv[1:] if argv is None else list(argv)
+        # The command is the first word that is not an option (the only options before it are --help, --version).
+        command = next((word for word in argv if not word.startswith("-")), None)
+        args, unknown = build_parser(commands={command}).parse_known_args(argv)
         if unknown:  # blamed on the subcommand, with its usage
             args._parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exc:  # argparse has printed --help, --version, or the usage and the error (status 2)
         return exc.code
-    previous = _on_sigterm(_terminate)
+    previous = _on_signals(dict.fromkeys(CLEANUP_SIGNALS, _terminate))
     try:
         return args._run(args) or 0
     except USER_ERRORS as exc:
@@ -90,11 +109,11 @@ def main(argv=None):
     except KeyboardInterrupt:
         print(f"nbfast {args.command}: interrupted", file=sys.stderr)
         return 130
-    except Terminated:
-        print(f"nbfast {args.command}: terminated", file=sys.stderr)
-        return 128 + signal.SIGTERM
+    except Terminated as exc:
+        with contextlib.suppress(OSError):  # after SIGHUP, the terminal may be gone
+            print(f"nbfast {args.command}: terminated ({signal.Signals(exc.signum).name})", file=sys.stderr)
+        return 128 + exc.signum
     finally:
-        if previous is not None:
-            _on_sigterm(previous)
+        _on_signals(previous)
 
 

@@ -8,10 +8,11 @@ import time
 
 import numpy as np
 
-from nbfast._compat import optional
+from nbfast._compat import tqdm_if_installed
 from nbfast.cli._errors import CommandError, positive_int
 from nbfast.naive_bayes import ESTIMATORS
 from nbfast.persist import load, load_training_input, load_vectorizer
+from nbfast.persist._files import replacing
 from nbfast.readers import FORMATS, input_format, iter_blocks, prefetch
 from nbfast.readers.text import TEXT_FORMATS
 
@@ -45,14 +46,39 @@ def add_input_arguments(parser, *, required=True):
                         help="JSONL field holding the label (default 'label')")
     parser.add_argument("--text-field", default="text", metavar="NAME",
                         help="JSONL field holding the document (default 'text')")
+    parser.add_argument("--header", action="store_true",
+                        help="text input: the first line of each file is a header, skipped")
 
 
-def check_output(path, inputs, suffixes, what):
+def check_inputs(args):
+    """Refuse, before any work, inputs that are folders, text mixed with feature vectors in one run, and
+    --header without text input (CommandError)."""
+    for path in args.input:
+        if os.path.isdir(path):
+            raise CommandError(f"{path} is a folder: name the files in it (for instance {path}/*)")
+    text = text_inputs(args)
+    vectors = [path for path in args.input if path not in text]
+    if text and vectors:
+        raise CommandError(f"{text[0]} is read as text ({input_format(text[0], args.file_format)}) and "
+                           f"{vectors[0]} as feature vectors ({input_format(vectors[0], args.file_format)}): "
+                           "give one kind of input per run")
+    if args.header and not text:
+        raise CommandError("--header applies only to text input (lines, tsv, jsonl)")
+
+
+def check_output(path, inputs, suffixes, what, *, stdout=False):
     """Refuse an output path before any work: one that names an input (writing it would destroy what is being
-    read), one whose folder does not exist, or one whose extension the command does not write.
+    read), a folder, one whose folder does not exist, or one whose extension the command does not write.
 
-    ``suffixes`` are the extensions written ("" for none), ``what`` says what they are for the message.
+    ``suffixes`` are the extensions written ("" for none), ``what`` says what they are for the message;
+    ``stdout`` says whether ``-`` (standard output) is written.
     """
+    if path == "-":
+        if stdout:
+            return
+        raise CommandError("-o -: this output cannot go to standard output; name a file")
+    if os.path.isdir(path) or str(path).endswith(("/", os.sep)):
+        raise CommandError(f"-o {path}: is a folder; name a file (in it, for instance)")
     for other in inputs:
         if _same_file(path, other):
             raise CommandError(f"the output {path} is also an input ({other}): write it elsewhere")
@@ -62,6 +88,18 @@ def check_output(path, inputs, suffixes, what):
     suffix = os.path.splitext(str(path))[1].lower()
     if suffix not in suffixes:
         raise CommandError(f"-o {path}: {suffix} files are not written here; {what}")
+
+
+@contextlib.contextmanager
+def output_file(path):
+    """A binary file for the output ``path``: standard output for ``-``, else written as
+    :func:`nbfast.persist._files.replacing` does (a regular file replaced whole at the end)."""
+    if path == "-":
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
+        return
+    with replacing(path) as f:
+        yield f
 
 
 def svmlight_inputs(args):
@@ -98,6 +136,7 @@ def check_input_like_training(args, vectorizer, training_input):
 def load_model(args):
     """The model ``args.model`` and the vectorizer stored with it; the input is checked to be read as the
     model's training input was (see :func:`check_input_like_training`)."""
+    check_inputs(args)
     model = load(args.model)
     vectorizer = load_vectorizer(args.model)
     check_input_like_training(args, vectorizer, load_training_input(args.model))
@@ -141,7 +180,7 @@ def read_blocks(args, progress, *, vectorizer=None, labels=True):
     """
     fields = (args.label_field if labels else None, args.text_field)
     blocks = iter_blocks(args.input, args.chunk_size, zero_based=bool(args.zero_based), file_format=args.file_format,
-                         vectorizer=vectorizer, fields=fields)
+                         vectorizer=vectorizer, fields=fields, header=args.header)
     for block in prefetch(blocks):
         progress.update(block)
         if block.n_rows:
@@ -176,7 +215,7 @@ class Progress:
         self.description, self.n_rows, self.start = description, 0, time.perf_counter()
         self._bar = None
         if sys.stderr.isatty():
-            tqdm = optional("tqdm")
+            tqdm = tqdm_if_installed()
             if tqdm is not None:
                 self._bar = tqdm.tqdm(total=input_bytes(paths), desc=description, unit="B", unit_scale=True,
                                  file=sys.stderr, leave=False)

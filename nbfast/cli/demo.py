@@ -4,7 +4,7 @@ import time
 
 import numpy as np
 
-from nbfast._compat import optional
+from nbfast._compat import sklearn_module_if_installed
 from nbfast._kernels.threads import effective_n_threads
 from nbfast.cli._errors import positive_int
 from nbfast.datasets import make_documents
@@ -59,7 +59,7 @@ def run(args):
           f"{effective_n_threads()} thread(s); median of {args.repeats} runs after a warm-up\n")
 
     classes = {"nbfast": MultinomialNB}
-    naive_bayes = optional("sklearn.naive_bayes")
+    naive_bayes = sklearn_module_if_installed("naive_bayes")
     if naive_bayes is not None:
         classes["scikit-learn"] = naive_bayes.MultinomialNB
     results = {name: _measure(cls, X_train, y_train, X_test, y_test, args.repeats) for name, cls in classes.items()}

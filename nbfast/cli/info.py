@@ -1,11 +1,16 @@
-"""``nbfast info PATH``: describe a model file from its header, without loading its arrays."""
+"""``nbfast info PATH``: describe a model file from its header, without loading its arrays.
+
+Every string the file stores is shown through :func:`~nbfast.persist._info.shorten`: control characters
+escaped, long fields cut, so that a crafted file cannot drive the terminal or fake a line.
+"""
 
 from nbfast.cli._errors import positive_int
-from nbfast.cli.explain import print_top_features
+from nbfast.cli.explain import unnamed_note, vocabulary_terms
+from nbfast.explanation import top_features
 from nbfast.persist import load, load_vectorizer, read_info
 from nbfast.persist._info import shorten
 
-_MAX_SHOWN = 20
+_MAX_ITEMS = 20
 
 
 def add_arguments(parser):
@@ -16,10 +21,10 @@ def add_arguments(parser):
 
 
 def _listed(items, display):
-    """The first _MAX_SHOWN items as ``display`` shows them, then how many more there are (the header is a
+    """The first _MAX_ITEMS items as ``display`` shows them, then how many more there are (the header is a
     stranger's: it may hold a million of them)."""
-    shown = ", ".join(display(item) for item in items[:_MAX_SHOWN])
-    return shown + (f", ... ({len(items) - _MAX_SHOWN} more)" if len(items) > _MAX_SHOWN else "")
+    shown = ", ".join(display(item) for item in items[:_MAX_ITEMS])
+    return shown + (f", ... ({len(items) - _MAX_ITEMS} more)" if len(items) > _MAX_ITEMS else "")
 
 
 def run(args):
@@ -41,5 +46,19 @@ def run(args):
         print(f"vectorizer:     {info['vectorizer']}")
     if args.top_features:
         print()
-        print_top_features(load(args.path), load_vectorizer(args.path), args.top_features, as_json=False)
+        _print_top_features(args.path, args.top_features)
     return 0
+
+
+def _print_top_features(path, n):
+    """The top features of every class, their names (a vocabulary's terms, the model's feature names: stored
+    strings too) shown through ``shorten`` (class labels are shown by ``repr``)."""
+    model, vectorizer = load(path), load_vectorizer(path)
+    names = vocabulary_terms(vectorizer)
+    if names is None:
+        names = vars(model).get("feature_names_in_")
+    top = top_features(model, n=n, feature_names=None if names is None else [shorten(str(name)) for name in names])
+    print(f"features that most raise each class's log-odds against the other classes (top {n}):")
+    if not top.named:
+        print(unnamed_note(vectorizer))
+    print(top.text())

@@ -4,9 +4,10 @@
 Raw text is vectorized with the settings stored in the model by ``nbfast train``.
 
 The output is written to a new temporary file beside OUT (a name no existing
-file has) and renamed at the end: a failed or interrupted run (SIGTERM
-included) leaves neither a truncated OUT nor the temporary file behind.  OUT
-may not be the model or an input.
+file has) and renamed at the end: a failed or interrupted run (SIGTERM and
+SIGHUP included) leaves neither a truncated OUT nor the temporary file behind.
+A link OUT is kept (its target is replaced), a device or a FIFO is written
+directly, ``-`` is standard output.  OUT may not be the model or an input.
 """
 
 import csv
@@ -15,15 +16,22 @@ import tempfile
 
 import numpy as np
 
-from nbfast.cli._input import Progress, add_input_arguments, check_output, load_model, model_input, read_blocks
-from nbfast.persist._files import replacing
+from nbfast.cli._input import (
+    Progress,
+    add_input_arguments,
+    check_output,
+    load_model,
+    model_input,
+    output_file,
+    read_blocks,
+)
 
 
 def add_arguments(parser):
     parser.add_argument("model", metavar="MODEL", help="model file written by `nbfast train`")
     add_input_arguments(parser)
     parser.add_argument("-o", "--output", required=True, metavar="OUT",
-                        help="CSV file (label[,proba_<class>...] per row), or .npy")
+                        help="CSV file (label[,proba_<class>...] per row), or .npy; - for standard output (CSV)")
     parser.add_argument("--proba", action="store_true", help="write the probability of every class too")
 
 
@@ -34,14 +42,25 @@ class _Echo:
         return text
 
 
-_csv_field = csv.writer(_Echo(), lineterminator="").writerow  # [text] -> text quoted as the csv module does
+_CSV = csv.writer(_Echo(), lineterminator="\n")  # the line end tells the writer to quote fields holding one
+
+
+def _csv_record(fields):
+    """[text, ...] -> one CSV record without its line end, quoted as the csv module does."""
+    return _CSV.writerow(fields)[:-1]
+
+
+def _label_strings(labels):
+    """Labels as text: ints and floats in their shortest exact form, other labels as ``str`` gives them."""
+    if labels.dtype.kind in "iufb":
+        return labels.astype(str)
+    return [str(label) for label in labels]
 
 
 def _label_text(labels):
-    """Labels as CSV fields: ints and floats in their shortest exact form, other labels quoted where needed."""
-    if labels.dtype.kind in "iufb":
-        return labels.astype(str)
-    return [_csv_field([str(label)]) for label in labels]
+    """Labels as CSV fields: numbers as they are, other labels quoted where needed."""
+    strings = _label_strings(labels)
+    return strings if labels.dtype.kind in "iufb" else [_csv_record([label]) for label in strings]
 
 
 class CsvWriter:
@@ -50,8 +69,8 @@ class CsvWriter:
     def __init__(self, f, classes, proba):
         self._f = f
         self._proba_format = ",".join(["%.17g"] * len(classes))
-        header = ["label"] + ([f"proba_{c}" for c in _label_text(classes)] if proba else [])
-        f.write((",".join(header) + "\n").encode())
+        header = ["label"] + ([f"proba_{c}" for c in _label_strings(classes)] if proba else [])
+        f.write((_csv_record(header) + "\n").encode())
 
     def write(self, labels, proba):
         text = _label_text(labels)
@@ -98,14 +117,14 @@ class NpyWriter:
 
 def run(args):
     check_output(args.output, [args.model, *args.input], ("", ".csv", ".txt", ".npy"),
-                 "the output is CSV (.csv, .txt) or .npy")
+                 "the output is CSV (.csv, .txt) or .npy", stdout=True)
     model, vectorizer = load_model(args)
     progress = Progress("predicting", args.input)
-    with replacing(args.output) as f:
+    with output_file(args.output) as f:
         writer = (NpyWriter if str(args.output).endswith(".npy") else CsvWriter)(f, model.classes_, args.proba)
         for block in read_blocks(args, progress, vectorizer=vectorizer, labels=False):
             X = model_input(block, model, model.n_features_in_)
             writer.write(model.predict(X), model.predict_proba(X) if args.proba else None)
         writer.close()
-    progress.close(f"scored with {type(model).__name__} -> {args.output}")
+    progress.close(f"scored with {type(model).__name__} -> {'standard output' if args.output == '-' else args.output}")
     return 0

@@ -12,6 +12,10 @@ model file, so ``nbfast predict`` vectorizes text the same way.
 """
 
 import itertools
+import os
+import stat
+import sys
+import warnings
 
 import numpy as np
 
@@ -22,6 +26,7 @@ from nbfast.cli._input import (
     Progress,
     add_input_arguments,
     blamed_on,
+    check_inputs,
     check_output,
     integral_labels,
     labels_of,
@@ -88,6 +93,11 @@ def make_estimator(args):
     return cls(**params)
 
 
+def _options(names):
+    """Option names as the subject of "apply": '--a applies', '--a, --b apply'."""
+    return f"{', '.join(names)} {'applies' if len(names) == 1 else 'apply'}"
+
+
 def make_vectorizer(args):
     """The vectorizer for text inputs (None without any), refusing text options without text and options that do
     not apply to the chosen vectorizer."""
@@ -97,7 +107,7 @@ def make_vectorizer(args):
     if not text_inputs(args):
         given = [name for name, value in {**text_options, **vocabulary_options}.items() if value is not None]
         if given:
-            raise ValueError(f"{', '.join(given)} apply only to text input (lines, tsv, jsonl)")
+            raise ValueError(f"{_options(given)} only to text input (lines, tsv, jsonl)")
         return None
     kind = args.vectorizer or "hashing"
     params = dict(ngram_range=(1, args.ngram_max or 1), binary=bool(args.binary), lowercase=args.lowercase is not False,
@@ -105,7 +115,7 @@ def make_vectorizer(args):
     if kind == "hashing":
         given = [name for name, value in vocabulary_options.items() if value is not None]
         if given:
-            raise ValueError(f"{', '.join(given)} apply only to --vectorizer count or tfidf")
+            raise ValueError(f"{_options(given)} only to --vectorizer count or tfidf")
         return HashingVectorizer(n_features=args.n_features or TEXT_N_FEATURES, norm=None, alternate_sign=False,
                                  **params)
     if args.n_features is not None:
@@ -115,31 +125,76 @@ def make_vectorizer(args):
     return VECTORIZERS[kind](**params, **{k: v for k, v in vocabulary_params.items() if v is not None})
 
 
+def _check_document_frequencies(args, n_documents):
+    """Say which of --min-df / --max-df leave no room when the vectorizer refused them (CommandError)."""
+    def count(df, default):
+        df = default if df is None else df
+        return df if isinstance(df, int) else df * n_documents
+
+    min_count, max_count = count(args.min_df, 1), count(args.max_df, 1.0)
+    if max_count >= min_count:
+        return
+    if args.max_df is None:
+        raise CommandError(f"--min-df {args.min_df}: the input holds only {n_documents} documents, so no term can "
+                           f"be in {args.min_df} of them; lower --min-df")
+    raise CommandError(f"--max-df {args.max_df} keeps terms in at most {max_count:g} of the {n_documents} "
+                       f"documents, fewer than --min-df {args.min_df} asks for")
+
+
 def scan(args, vectorizer):
     """First pass: (sorted class labels, number of features, number of rows) of the whole input; a vocabulary
-    vectorizer is fitted on the documents as they stream by (the number of features is its vocabulary's size)."""
+    vectorizer is fitted on the documents as they stream by (the number of features is its vocabulary's size).
+
+    Warns (one line on stderr) when the labels look like a header or like documents (see :func:`check_labels`).
+    """
     progress = Progress("scanning", args.input)
-    label_sets, max_index = [], -1
+    label_counts, first_rows, max_index = [], [], -1
 
     def blocks():
         nonlocal max_index
         for block in read_blocks(args, progress):
-            label_sets.append(np.unique(labels_of(block, "train on")))
+            label_counts.append(np.unique(labels_of(block, "train on"), return_counts=True))
+            if not first_rows or first_rows[-1][0] != block.path:
+                first_rows.append((block.path, block.row_numbers[0], block.y[0]))
             max_index = max(max_index, block.max_index())
             yield block
 
     stream = blocks()
     first = next(stream, None)
     if first is not None and isinstance(vectorizer, CountVectorizer):
-        vectorizer.fit(document for block in itertools.chain([first], stream) for document in block.documents)
+        try:
+            vectorizer.fit(document for block in itertools.chain([first], stream) for document in block.documents)
+        except ValueError:
+            _check_document_frequencies(args, progress.n_rows)
+            raise
         max_index = len(vectorizer.vocabulary_) - 1
     for _ in stream:
         pass
     progress.close()
-    if not label_sets:
+    if not label_counts:
         raise ValueError(f"no samples in {' '.join(map(str, args.input))}")
-    classes = integral_labels(unique_classes(np.concatenate(label_sets)))
+    classes = integral_labels(unique_classes(np.concatenate([values for values, _ in label_counts])))
+    if text_inputs(args):
+        check_labels(args, classes, label_counts, first_rows, progress.n_rows)
     return classes, max_index + 1, progress.n_rows
+
+
+def check_labels(args, classes, label_counts, first_rows, n_rows):
+    """Warn, one line on stderr, when text labels look like documents (about one class per row: are the columns
+    swapped?) or when a file's first label occurs nowhere else (a header row?)."""
+    if n_rows > 20 and len(classes) > n_rows / 2:
+        print(f"nbfast train: warning: {len(classes):,} classes in {n_rows:,} rows: the labels look like documents; "
+              "a .tsv line is label<TAB>text (are the columns swapped?), a .jsonl label is in --label-field",
+              file=sys.stderr)
+        return
+    if args.header:
+        return
+    for path, line, label in first_rows:
+        occurrences = sum(int(counts[values == label].sum()) for values, counts in label_counts)
+        if occurrences == 1 and n_rows > 1:
+            shown = np.asarray(label).item()
+            print(f"nbfast train: warning: {path} line {line}: the label {shown!r} occurs on no other line; if this "
+                  "line is a header, pass --header to skip it", file=sys.stderr)
 
 
 def labelled_blocks(args, progress, vectorizer, estimator, n_features, classes):
@@ -174,8 +229,19 @@ def calibrated_out_of_fold(args, fold_models, vectorizer, n_features, classes, n
     return calibrate_from_scores(full, np.concatenate(scores), np.concatenate(labels), cv=n_folds)
 
 
+def check_rereadable(args):
+    """Refuse inputs that cannot be read twice (a pipe, a terminal, standard input): training reads its input
+    once for the labels and once to fit (CommandError)."""
+    for path in args.input:
+        if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):  # folders are refused before
+            raise CommandError(f"{path} is not a regular file (a pipe or a device?): `nbfast train` reads its input "
+                               "more than once (the labels first, then the fit); save it to a file first")
+
+
 def run(args):
     check_output(args.output, args.input, ("", ".nbf"), "a model file is written as .nbf (or without an extension)")
+    check_inputs(args)
+    check_rereadable(args)
     estimator = make_estimator(args)
     vectorizer = make_vectorizer(args)
     if vectorizer is not None and not takes_sparse(estimator):
@@ -196,7 +262,10 @@ def run(args):
             try:
                 for fold, model in enumerate(models):
                     rows = slice(None) if n_folds == 1 else (np.arange(start, start + len(y)) % n_folds == fold)
-                    model.partial_fit(X[rows], y[rows], classes=classes)
+                    if n_folds == 1 or rows.any():  # a block of fewer than K rows leaves some folds without
+                        with warnings.catch_warnings():  # the labels were judged on the whole input by scan
+                            warnings.filterwarnings("ignore", "The number of unique classes", UserWarning)
+                            model.partial_fit(X[rows], y[rows], classes=classes)
             except MemoryError:
                 raise ValueError(f"not enough memory for a model of {len(classes)} classes x {n_features:,} "
                                  "features (the largest feature index of the input, or --n-features, sets the "

@@ -68,11 +68,17 @@ from nbfast._validation import (
     check_y,
 )
 from nbfast.naive_bayes._compact import CompactTable
+from nbfast.naive_bayes._params import check_parameters, declare
 from nbfast.naive_bayes._sklearn import to_sklearn
 
 #: Integer labels spanning at most this many values (or as many as there are
 #: labels) are counted and looked up in a table instead of sorted and searched.
 _DENSE_LABEL_RANGE = 1 << 16
+
+
+def fresh_copy(value):
+    """A writable C-contiguous float64 copy of a fitted statistic, to add a batch into."""
+    return np.array(value, dtype=np.float64, order="C", copy=True)
 
 
 def _label_offsets(y):
@@ -178,7 +184,7 @@ def held_nbytes(model):
                 walk(item)
         elif isinstance(value, dict):
             walk(list(value.values()))
-        elif isinstance(value, BaseEstimator):
+        elif hasattr(value, "get_params") and hasattr(value, "__dict__"):  # an estimator, of any library
             walk(list(vars(value).values()))
             if isinstance(value, _BaseNB):
                 walk(_DERIVED_CACHE.get(value, {}))
@@ -307,7 +313,15 @@ def contrast(table):
 
 
 def _same_value(a, b):
-    """Equality of two parameter values that may be arrays (alpha, class_prior); 1 equals 1.0, not True."""
+    """Equality of two parameter values that may be arrays (alpha, class_prior) or lists of estimators with their
+    columns (MixedNB's parts, equal when of the same classes and parameters); 1 equals 1.0, not True."""
+    if isinstance(a, BaseEstimator) or isinstance(b, BaseEstimator):
+        return type(a) is type(b) and _same_value(a.get_params(deep=False), b.get_params(deep=False))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b) and any(
+            isinstance(v, (BaseEstimator, list, tuple, slice, str)) for v in (*a, *b)):
+        return all(_same_value(u, v) for u, v in zip(a, b))
     if any(isinstance(v, (np.ndarray, list, tuple)) for v in (a, b)):
         try:
             return np.array_equal(np.asarray(a), np.asarray(b))
@@ -496,6 +510,10 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
     _keeps_observed_count = False
     #: Whether the estimator takes ``missing`` ("error" or "ignore"): MixedNB passes its own to such parts.
     _takes_missing = False
+    #: What each parameter may be, in scikit-learn's language (see :mod:`nbfast.naive_bayes._params`).
+    _parameter_constraints = declare({})
+    #: The parameters that scoring reads: checked again before every prediction (set_params may change them).
+    _scoring_params = ()
 
     # --------------------------------------------------------- statistics
     def _validate_params(self, n_features, n_classes):
@@ -503,10 +521,12 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
 
         Subclasses check every parameter here, ``_validate_scoring_params`` included.
         """
+        check_parameters(self)
         self._validate_scoring_params()
 
     def _validate_scoring_params(self):
-        """Check the parameters that scoring reads (cheap: called before every prediction)."""
+        """Check the parameters that scoring reads, ``_scoring_params`` (cheap: called before every prediction)."""
+        check_parameters(self, self._scoring_params)
 
     def _ignores_missing(self):
         """Whether NaN in X is a missing value, left out of fit and of each row's score (``missing="ignore"``).
@@ -806,6 +826,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
             The fitted estimator. A call that raises leaves it unchanged (scikit-learn's may
             leave ``classes_`` of the failed call behind).
         """
+        check_parameters(self)
         feature_names = _feature_names(X)
         X = self._check_X(X, reset=True)
         y = check_y(y, X.shape[0])
@@ -839,6 +860,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
             The updated estimator. A call that raises leaves it unchanged.
         """
         first_call = not hasattr(self, "classes_")
+        check_parameters(self)
         feature_names = _feature_names(X)
         X = self._check_X(X, reset=first_call)
         y = check_y(y, X.shape[0])
@@ -868,13 +890,10 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         return self
 
     def _current_stats(self):
-        """The fitted statistics, made writable in place for the next batch."""
-        stats = {}
-        for name in self._fitted_stat_names():
-            value = np.require(getattr(self, name), dtype=np.float64, requirements=["C", "W"])
-            setattr(self, name, value)
-            stats[name] = value
-        return stats
+        """Copies of the fitted statistics for the next batch to add into: a prediction in another thread may be
+        reading the fitted arrays, so they are never written in place (partial_fit swaps the references at the end).
+        """
+        return {name: fresh_copy(getattr(self, name)) for name in self._fitted_stat_names()}
 
     def _commit(self, stats, classes, n_features, feature_names):
         """Install fresh statistics and derive the parameters: the only place fit mutates self."""

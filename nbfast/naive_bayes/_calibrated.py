@@ -16,15 +16,15 @@ cost about one fit and one scoring pass, not K fits.
 
 import copy
 import numbers
+from numbers import Integral
 
 import numpy as np
-from scipy.optimize import minimize_scalar
-from scipy.special import logsumexp
 
 from nbfast._compat import clone
 from nbfast._kernels.scoring import Output
 from nbfast._validation import check_y
 from nbfast.naive_bayes._base import encode_labels, scores_from_joint_log_likelihood
+from nbfast.naive_bayes._params import Interval, check_parameters, declare
 from nbfast.naive_bayes._wrapper import _WrapperNB
 
 #: Rows per chunk when the log-loss is evaluated: temporaries stay at this many rows x n_classes.
@@ -35,6 +35,8 @@ _RANGE = 1e4
 
 def _log_loss(jll, y_index, inverse_temperature):
     """Mean negative log posterior of the true classes under softmax(jll * inverse_temperature), in row chunks."""
+    from scipy.special import logsumexp  # imported here: scipy.special takes longer to import than nbfast
+
     total = 0.0
     for start in range(0, jll.shape[0], _CHUNK_ROWS):
         scaled = jll[start:start + _CHUNK_ROWS] * inverse_temperature
@@ -52,6 +54,8 @@ def fit_temperature(jll, y_index):
     minus one of them), so a bounded scalar search over log(1/T) finds its
     minimum.
     """
+    from scipy.optimize import minimize_scalar  # imported here: scipy.optimize takes longer to import than nbfast
+
     result = minimize_scalar(
         lambda log_beta: _log_loss(jll, y_index, np.exp(log_beta)),
         bounds=(-np.log(_RANGE), np.log(_RANGE)), method="bounded", options={"xatol": 1e-10},
@@ -150,6 +154,10 @@ class CalibratedNB(_WrapperNB):
     """
 
     _fitted_attributes = ("classes_", "n_features_in_", "estimator_", "temperature_")
+    _parameter_constraints = declare({
+        "estimator": [object],  # an nbfast estimator or None: checked with the model it makes (_base_estimator)
+        "cv": [Interval(Integral, 2, None, closed="left")],
+    })
 
     def __init__(self, estimator=None, *, cv=5):
         self.estimator = estimator
@@ -178,6 +186,7 @@ class CalibratedNB(_WrapperNB):
         if sample_weight is not None:
             raise ValueError("CalibratedNB does not support sample_weight.")
         n_folds = self._check_cv()
+        check_parameters(self)
         full, jll = out_of_fold_jll(self._base_estimator(), X, y, n_folds)
         temperature = fit_temperature(jll, encode_labels(full.classes_, check_y(y, jll.shape[0])))
         self._install(full, temperature)

@@ -25,6 +25,7 @@ pairs store the deltas of the feature's categories.
 """
 
 import numbers
+from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
@@ -34,10 +35,11 @@ from nbfast._kernels import tables
 from nbfast._kernels.categories import category_columns, count_bad_codes
 from nbfast._kernels.compact import pointer_array, sum_by_class
 from nbfast._kernels.threads import effective_n_threads
-from nbfast._validation import check_counts, check_log_prior, check_missing, check_no_nan
+from nbfast._validation import MISSING, check_counts, check_log_prior, check_missing, check_no_nan
 from nbfast.naive_bayes._base import (
     _BaseNB,
     contrast,
+    fresh_copy,
     pair_terms,
     scores_from_joint_log_likelihood,
     terms_matrix,
@@ -45,6 +47,7 @@ from nbfast.naive_bayes._base import (
 )
 from nbfast.naive_bayes._compact import CompactTable, SparseCounts, counts_shape, fits_compact
 from nbfast.naive_bayes._discrete import _BaseDiscreteNB, accumulate_class_counts, count_classes
+from nbfast.naive_bayes._params import Interval, StrOptions, declare
 
 # Category codes must fit an int64 exactly once converted from float.
 _MAX_CODE = 2.0**53
@@ -212,6 +215,12 @@ class CategoricalNB(_BaseDiscreteNB):
     _compact_attributes = (
         "classes_", "n_features_in_", "class_count_", "n_categories_", "_sparse_category_count", "class_log_prior_",
     )
+    _parameter_constraints = declare({
+        **_BaseDiscreteNB._parameter_constraints, "alpha": [Interval(Real, 0, None, closed="left")],
+        "min_categories": [None, "array-like", Interval(Integral, 1, None, closed="left")],
+        "max_categories": [None, Interval(Integral, 1, None, closed="left")], "missing": [StrOptions(set(MISSING))],
+    })
+    _scoring_params = ("max_categories", "missing")
 
     def __init__(
         self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None, min_categories=None,
@@ -223,18 +232,9 @@ class CategoricalNB(_BaseDiscreteNB):
         self.missing = missing
 
     # ---------------------------------------------------------- parameters
-    def _check_alpha(self, n_features):
-        if isinstance(self.alpha, bool) or not isinstance(self.alpha, numbers.Real):
-            raise ValueError(f"alpha must be a float in the range [0.0, inf) for CategoricalNB; got {self.alpha!r}.")
-        return super()._check_alpha(n_features)
-
     def _validate_params(self, n_features, n_classes):
         super()._validate_params(n_features, n_classes)
         self._min_categories(n_features)
-
-    def _validate_scoring_params(self):
-        self._max_categories()
-        check_missing(self.missing)
 
     def _ignores_missing(self):
         return check_missing(self.missing)
@@ -340,10 +340,9 @@ class CategoricalNB(_BaseDiscreteNB):
         }
 
     def _current_stats(self):
-        self.class_count_ = np.require(self.class_count_, dtype=np.float64, requirements=["C", "W"])
-        if not isinstance(self._category_counts, SparseCounts):
-            self._category_counts = np.require(self._category_counts, dtype=np.float64, requirements=["C", "W"])
-        return {"class_count_": self.class_count_, "_category_counts": self._category_counts,
+        counts = self._category_counts  # compact counts are immutable: adding a batch makes new ones
+        return {"class_count_": fresh_copy(self.class_count_),
+                "_category_counts": counts if isinstance(counts, SparseCounts) else fresh_copy(counts),
                 "n_categories_": self.n_categories_}
 
     def _has_compact_table(self):

@@ -8,20 +8,19 @@ row-major for the scoring kernel; ``feature_log_prob_`` is the (n_classes,
 n_features) view of it that scikit-learn users expect.
 """
 
-import math
 import numbers
 import warnings
+from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import gammaln
 
 from nbfast._kernels import tables
 from nbfast._kernels.counts import add_class_counts
 from nbfast._kernels.scoring import Output, score_csr
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import (
-    _dense_to_float,
+    MISSING,
     check_class_prior,
     check_counts,
     check_log_prior,
@@ -31,6 +30,7 @@ from nbfast._validation import (
 from nbfast.naive_bayes._base import (
     _BaseNB,
     class_log_prior,
+    fresh_copy,
     missing_as_columns,
     pair_terms,
     scores_from_joint_log_likelihood,
@@ -39,6 +39,7 @@ from nbfast.naive_bayes._base import (
     with_missing_rows,
 )
 from nbfast.naive_bayes._compact import CompactTable, SparseCounts, counts_shape, fits_compact, smoothed_table
+from nbfast.naive_bayes._params import Interval, StrOptions, declare
 
 _ALPHA_LOWER_BOUND = 1e-10
 
@@ -128,6 +129,8 @@ class _BaseDiscreteNB(_BaseNB):
     """Discrete Naive Bayes: additive smoothing ``alpha`` and class priors."""
 
     _non_negative = True
+    _parameter_constraints = declare({"alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
+                              "fit_prior": ["boolean"], "class_prior": ["array-like", None], "force_alpha": ["boolean"]})
 
     def __init__(self, alpha=1.0, fit_prior=True, class_prior=None, force_alpha=True):
         self.alpha = alpha
@@ -138,11 +141,12 @@ class _BaseDiscreteNB(_BaseNB):
     # ---------------------------------------------------------- parameters
     def _validate_params(self, n_features, n_classes):
         super()._validate_params(n_features, n_classes)
-        self._check_alpha(n_features)
+        self._check_alpha(n_features, warn=True)
         check_class_prior(self.class_prior, n_classes)
 
-    def _check_alpha(self, n_features):
-        """The smoothing as a float or a (n_features,) array, bounded below unless force_alpha."""
+    def _check_alpha(self, n_features, warn=False):
+        """The smoothing as a float or a (n_features,) array, bounded below unless force_alpha (with a warning
+        when ``warn``: once per fit, where the parameters are validated)."""
         if isinstance(self.alpha, numbers.Real) and not isinstance(self.alpha, bool):
             alpha = float(self.alpha)
             if not alpha >= 0:
@@ -157,13 +161,12 @@ class _BaseDiscreteNB(_BaseNB):
                     f"Got {alpha.shape[0]} elements instead of {n_features}."
                 )
             alpha = alpha.astype(np.float64)
-            if not np.all(alpha >= 0):
-                raise ValueError("All values in alpha must be greater than 0.")
+            if not np.all((alpha >= 0) & (alpha < np.inf)):
+                raise ValueError(f"All values in alpha must be finite and non-negative; got {self.alpha!r}.")
         if np.min(alpha) < _ALPHA_LOWER_BOUND and not self.force_alpha:
-            warnings.warn(
-                f"alpha too small will result in numeric errors, setting alpha = {_ALPHA_LOWER_BOUND:.1e}. "
-                "Use `force_alpha=True` to keep alpha unchanged."
-            )
+            if warn:
+                warnings.warn(f"alpha too small will result in numeric errors, setting alpha = "
+                              f"{_ALPHA_LOWER_BOUND:.1e}. Use `force_alpha=True` to keep alpha unchanged.")
             return np.maximum(alpha, _ALPHA_LOWER_BOUND)
         return alpha
 
@@ -240,13 +243,11 @@ class _CountNB(_BaseDiscreteNB):
         return accumulate_counts
 
     def _current_stats(self):
-        self.class_count_ = np.require(self.class_count_, dtype=np.float64, requirements=["C", "W"])
-        if not isinstance(self._feature_counts, SparseCounts):
-            self._feature_counts = np.require(self._feature_counts, dtype=np.float64, requirements=["C", "W"])
-        stats = {"class_count_": self.class_count_, "_feature_counts": self._feature_counts}
+        counts = self._feature_counts  # compact counts are immutable: adding a batch makes new ones
+        stats = {"class_count_": fresh_copy(self.class_count_),
+                 "_feature_counts": counts if isinstance(counts, SparseCounts) else fresh_copy(counts)}
         if "observed_count_" in vars(self):
-            self.observed_count_ = np.require(self.observed_count_, dtype=np.float64, requirements=["C", "W"])
-            stats["observed_count_"] = self.observed_count_
+            stats["observed_count_"] = fresh_copy(self.observed_count_)
         return stats
 
     @classmethod
@@ -548,8 +549,8 @@ class BernoulliNB(_CountNB):
     force_alpha : bool, default=True
         If False and alpha is less than 1e-10, it is set to 1e-10.
     binarize : float or None, default=0.0
-        Threshold for binarizing features (x > binarize counts as present).
-        If None, X is taken to be binary already.
+        Threshold (>= 0) for binarizing features (x > binarize counts as present).
+        If None, X must be binary already: a value above 1 is refused.
     fit_prior : bool, default=True
         Whether to learn class prior probabilities; if False a uniform prior is used.
     class_prior : array-like of shape (n_classes,), default=None
@@ -598,6 +599,9 @@ class BernoulliNB(_CountNB):
     _non_negative = False
     _keeps_observed_count = True
     _takes_missing = True
+    _parameter_constraints = declare({**_BaseDiscreteNB._parameter_constraints, "missing": [StrOptions(set(MISSING))],
+                              "binarize": [None, Interval(Real, 0, None, closed="left")]})
+    _scoring_params = ("binarize", "missing")
 
     def __init__(self, *, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True, class_prior=None,
                  missing="error"):
@@ -605,36 +609,20 @@ class BernoulliNB(_CountNB):
         self.binarize = binarize
         self.missing = missing
 
-    def _threshold(self):
-        """(binarize in the kernel?, threshold)."""
-        if self.binarize is None:
-            return False, 0.0
-        if not isinstance(self.binarize, numbers.Real) or math.isnan(self.binarize):
-            raise ValueError(f"binarize must be a float (not NaN) or None; got {self.binarize!r}.")
-        return True, float(self.binarize)
-
-    def _validate_scoring_params(self):
-        self._threshold()
-        check_missing(self.missing)
-
     def _ignores_missing(self):
         return check_missing(self.missing)
 
     def _check_X(self, X, reset):
-        binarize, threshold = self._threshold()
-        if binarize and threshold < 0:
-            # Implicit zeros become ones: binarize densely, as scikit-learn does.
-            if sp.issparse(X):
-                raise ValueError("Cannot binarize a sparse matrix with threshold < 0")
-            X = _dense_to_float(X, "X")
-            X = np.where(np.isnan(X), X, X > threshold) if self._ignores_missing() else (X > threshold)
-            X = X.astype(np.float64)
-        return super()._check_X(X, reset)
+        X = super()._check_X(X, reset)
+        if self.binarize is None:  # X is taken as binary: a count above 1 has no Bernoulli likelihood
+            data = X.data if sp.issparse(X) else X
+            if np.any(data > 1):
+                raise ValueError(f"BernoulliNB(binarize=None) takes binary X (values 0 or 1), but X holds values "
+                                 f"up to {np.nanmax(data)!r}: set binarize (0.0 binarizes counts) or binarize X.")
+        return X
 
     def _kernel_threshold(self):
-        binarize, threshold = self._threshold()
-        # Inputs binarized densely in _check_X are already 0/1.
-        return (binarize and threshold >= 0), threshold
+        return (False, 0.0) if self.binarize is None else (True, float(self.binarize))
 
     def _has_compact_table(self):
         # with a per-feature alpha, the default presence weight depends on the feature too; with missing values,
@@ -696,7 +684,7 @@ class BernoulliNB(_CountNB):
         # every class's unseen features share one theta, and so one presence weight
         log_theta0 = np.log(alpha) - log_denominator
         log_theta = np.log(counts.values + alpha) - log_denominator[counts.classes]
-        with np.errstate(invalid="ignore"):  # theta > 1 (binarize=None on counts): NaN, as in scikit-learn
+        with np.errstate(invalid="ignore"):  # theta > 1 (counts assigned by hand): NaN, as in scikit-learn
             log_absent0 = np.log1p(-np.exp(log_theta0))
             log_absent = np.log1p(-np.exp(log_theta))
         presence0 = log_theta0 - log_absent0
@@ -826,6 +814,7 @@ class ComplementNB(_CountNB):
         "classes_", "n_features_in_", "class_count_", "feature_count_", "feature_all_",
         "class_log_prior_", "feature_log_prob_",
     )
+    _parameter_constraints = declare({**_BaseDiscreteNB._parameter_constraints, "norm": ["boolean"]})
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None, norm=False):
         super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior, force_alpha=force_alpha)
@@ -950,14 +939,12 @@ class PoissonNB(_CountNB):
     [0 1]
     """
 
+    _parameter_constraints = declare({**_BaseDiscreteNB._parameter_constraints,
+                              "beta": [Interval(Real, 0, None, closed="neither")]})
+
     def __init__(self, *, alpha=1.0, beta=1.0, fit_prior=True, class_prior=None, force_alpha=True):
         super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior, force_alpha=force_alpha)
         self.beta = beta
-
-    def _validate_params(self, n_features, n_classes):
-        super()._validate_params(n_features, n_classes)
-        if isinstance(self.beta, bool) or not isinstance(self.beta, numbers.Real) or not self.beta > 0:
-            raise ValueError(f"beta must be a float in the range (0.0, inf); got {self.beta!r}.")
 
     def _table_parameters(self, alpha):
         return {"alpha": alpha, "beta": float(self.beta)}
@@ -997,6 +984,8 @@ class PoissonNB(_CountNB):
         C : ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``.
         """
+        from scipy.special import gammaln  # imported here: scipy.special takes longer to import than nbfast
+
         X = self._predict_input(X)
         jll = self._score(X, Output.JOINT_LOG_LIKELIHOOD)
         log_factorials = sp.csr_array((gammaln(X.data.astype(np.float64) + 1.0), X.indices, X.indptr), shape=X.shape)

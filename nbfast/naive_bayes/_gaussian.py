@@ -10,7 +10,7 @@ formula of Chan, Golub and LeVeque, as scikit-learn's
 formula.
 """
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -18,9 +18,10 @@ import scipy.sparse as sp
 from nbfast._kernels import gaussian as _kernels
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
-from nbfast._validation import check_class_prior, check_counts, check_is_fitted, check_missing, check_X
+from nbfast._validation import MISSING, check_class_prior, check_counts, check_is_fitted, check_missing, check_X
 from nbfast.naive_bayes._base import _BaseNB, encode_labels, pair_terms, terms_matrix, unique_classes
 from nbfast.naive_bayes._discrete import group_rows_by_class
+from nbfast.naive_bayes._params import Interval, Options, StrOptions, declare
 
 VARIANCES = ("class_feature", "feature", "class", "global")
 
@@ -171,7 +172,10 @@ class GaussianNB(_BaseNB):
         class's mean and variance of feature j are over the rows where x_j is
         observed, and ``epsilon_`` comes from the variances of the observed
         values) and out of the row's joint log-likelihood.  A stored NaN of
-        sparse X is missing; implicit zeros stay values 0.
+        sparse X is missing; implicit zeros stay values 0.  A class that
+        never observed feature j takes the mean and variance of feature j's
+        observed values over all classes, so that feature does not decide
+        for or against it.
 
     Attributes
     ----------
@@ -217,6 +221,12 @@ class GaussianNB(_BaseNB):
     _prior_param = "priors"
     _keeps_observed_count = True
     _takes_missing = True
+    _parameter_constraints = declare({
+        "priors": ["array-like", None], "var_smoothing": [Interval(Real, 0, None, closed="left")],
+        "variance": [StrOptions(set(VARIANCES))], "ddof": [Options(Integral, {0, 1})],
+        "missing": [StrOptions(set(MISSING))],
+    })
+    _scoring_params = ("missing",)
 
     def __init__(self, *, priors=None, var_smoothing=1e-9, variance="class_feature", ddof=0, missing="error"):
         self.priors = priors
@@ -228,20 +238,9 @@ class GaussianNB(_BaseNB):
     # ---------------------------------------------------------- parameters
     def _validate_params(self, n_features, n_classes):
         super()._validate_params(n_features, n_classes)
-        if (
-            not isinstance(self.var_smoothing, numbers.Real)
-            or isinstance(self.var_smoothing, bool)
-            or not self.var_smoothing >= 0
-        ):
-            raise ValueError(f"var_smoothing must be a float in the range [0, inf); got {self.var_smoothing!r}.")
-        if not isinstance(self.variance, str) or self.variance not in VARIANCES:
-            raise ValueError(f"variance must be one of {VARIANCES}; got {self.variance!r}.")
-        if isinstance(self.ddof, bool) or self.ddof not in (0, 1):
+        if isinstance(self.ddof, bool):
             raise ValueError(f"ddof must be 0 or 1; got {self.ddof!r}.")
         self._check_priors(n_classes)
-
-    def _validate_scoring_params(self):
-        check_missing(self.missing)
 
     def _ignores_missing(self):
         return check_missing(self.missing)
@@ -276,6 +275,8 @@ class GaussianNB(_BaseNB):
 
     def _accumulate(self, stats, X, y_index, sample_weight):
         n_classes = stats["class_count_"].shape[0]
+        # theta_, var_ and class_prior_ keep the first batch's float32, as in scikit-learn (the sums are float64)
+        dtype = X.dtype if "epsilon_" in stats else self._dtype()
         skip_nan = self._ignores_missing()
         if skip_nan and "observed_count_" not in stats:  # continuing a model fitted without missing values
             stats["observed_count_"] = np.array(per_feature(stats["class_count_"], stats["theta_"].shape))
@@ -286,13 +287,11 @@ class GaussianNB(_BaseNB):
         # As scikit-learn: epsilon_ = var_smoothing * the largest (unweighted) variance of a feature in this batch
         # (of its observed values, with missing values).
         epsilon = self.var_smoothing * float(seen[2].max())
-        if "epsilon_" in stats:  # fit or first partial_fit: _commit installs the statistics
-            stats["epsilon_"] = epsilon
-        else:
+        if "epsilon_" not in stats:  # a later partial_fit (fit and the first partial_fit start from None)
             # scikit-learn subtracts the new epsilon_ from var_ (which holds the previous one)
             # before merging, so the previous epsilon_ stays in the past variances.
             stats["_raw_var"] = stats["_raw_var"] + (self.epsilon_ - epsilon)
-            self.epsilon_ = epsilon
+        stats["epsilon_"] = epsilon
         if "observed_count_" in stats:  # the moments are over each feature's observed values
             stats["class_count_"] = stats["class_count_"] + weight
             self._merge_into(stats, ("observed_count_", "theta_", "_raw_var"),
@@ -301,6 +300,11 @@ class GaussianNB(_BaseNB):
         else:
             self._merge_into(stats, ("class_count_", "theta_", "_raw_var"), (count, mean, var))
         self._merge_into(stats, ("_seen_count", "_seen_mean", "_seen_var"), seen)
+        stats["theta_"] = stats["theta_"].astype(np.float32 if dtype == np.float32 else np.float64, copy=False)
+
+    def _dtype(self):
+        """float32 for a model fitted on float32 X (its theta_ says so), else float64."""
+        return np.float32 if np.asarray(self.theta_).dtype == np.float32 else np.float64
 
     @staticmethod
     def _merge_into(stats, names, moments):
@@ -317,10 +321,21 @@ class GaussianNB(_BaseNB):
         return vars(self).get("observed_count_", self.class_count_)
 
     def _update_params(self):
-        variance = pooled_variance(self._raw_var, self._moment_count(), self.variance, self.ddof)
-        self._var = np.broadcast_to(variance, self._raw_var.shape) + self.epsilon_
+        dtype = self._dtype()
+        variance = np.broadcast_to(
+            pooled_variance(self._raw_var, self._moment_count(), self.variance, self.ddof), self._raw_var.shape)
+        observed = vars(self).get("observed_count_")
+        if observed is not None and not np.all(observed > 0):
+            # A class that never observed feature j takes the feature's mean and variance over the observed values
+            # of every class (its marginal), not mean 0 and variance epsilon_, which would decide for or against
+            # the class on whether x_j is near 0.  The cells have no weight: later batches and merges replace them.
+            _, mean, pooled = pool_groups(observed, self.theta_, self._raw_var)
+            self.theta_ = np.where(observed > 0, self.theta_, mean).astype(dtype, copy=False)
+            variance = np.where(observed > 0, variance, pooled)
+        self._var = (variance + self.epsilon_).astype(dtype, copy=False)
         priors = self._check_priors(len(self.classes_))
-        self.class_prior_ = self.class_count_ / self.class_count_.sum() if priors is None else priors
+        prior = self.class_count_ / self.class_count_.sum() if priors is None else priors
+        self.class_prior_ = prior.astype(dtype, copy=False)
 
     # ----------------------------------------------------- the public var_
     @property
@@ -342,7 +357,7 @@ class GaussianNB(_BaseNB):
         count = np.asarray(self._moment_count(), dtype=np.float64)
         dof = np.maximum(count - self.ddof, 0)
         scale = np.divide(dof, count, out=np.ones_like(count), where=count > 0)
-        self._var = var
+        self._var = var.astype(self._dtype(), copy=False)
         self._raw_var = (scale[:, None] if scale.ndim == 1 else scale) * (var - self.epsilon_)  # shapes: checked later
         self._seen_count, self._seen_mean, self._seen_var = pool_groups(count, self.theta_, self._raw_var)
 
@@ -412,7 +427,8 @@ class GaussianNB(_BaseNB):
                 arrays = (X, np.empty(0, dtype=X.dtype), no_index, no_index)
         work = (X.nnz if sp.issparse(X) else X.size) * n_classes + n_samples * n_classes
         _kernels.score(*arrays, mean, half_inv_var, bias, restore, mode, out, labels, effective_n_threads(work))
-        return labels if mode == Output.ARGMAX else out
+        # scores in float32 for float32 X and a model fitted on float32, as scikit-learn's (computed in float64)
+        return labels if mode == Output.ARGMAX else out.astype(np.result_type(X.dtype, self._dtype()), copy=False)
 
     # ------------------------------------------------------- explanation
     def _pair_terms(self, X, first, second):

@@ -14,8 +14,10 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from nbfast._compat import _BaseComposition, clone, optional
+from nbfast import _compat
+from nbfast._compat import _BaseComposition, clone
 from nbfast._validation import (
+    MISSING,
     _check_feature_names,
     _dense_to_float,
     _feature_names,
@@ -36,6 +38,7 @@ from nbfast.naive_bayes._base import (
     unique_classes,
 )
 from nbfast.naive_bayes._discrete import MultinomialNB
+from nbfast.naive_bayes._params import StrOptions, check_parameters, declare
 from nbfast.naive_bayes._sklearn import is_scikit_learn_naive_bayes
 
 
@@ -48,7 +51,7 @@ class _ScikitLearnPart:
 
     def __init__(self, estimator):
         self.estimator = estimator
-        self._naive_bayes = optional("sklearn.naive_bayes")
+        self._naive_bayes = _compat.sklearn_module_if_loaded("naive_bayes")
 
     def _is(self, name):
         return isinstance(self.estimator, vars(self._naive_bayes)[name])
@@ -205,6 +208,9 @@ class MixedNB(_BaseComposition, _BaseNB):
     )
 
     _composite = True
+    _parameter_constraints = declare({"estimators": [list, None], "fit_prior": ["boolean"],
+                              "class_prior": ["array-like", None], "missing": [StrOptions(set(MISSING))]})
+    _scoring_params = ("missing",)
 
     def __init__(self, estimators=None, *, fit_prior=True, class_prior=None, missing="error"):
         self.estimators = estimators
@@ -341,6 +347,7 @@ class MixedNB(_BaseComposition, _BaseNB):
 
     def _fit(self, X, y, classes, sample_weight, partial):
         first = not (partial and hasattr(self, "classes_"))
+        check_parameters(self)
         parts = self._parts()
         check_missing(self.missing)
         feature_names = _feature_names(X)
@@ -387,9 +394,6 @@ class MixedNB(_BaseComposition, _BaseNB):
     def _ignores_missing(self):
         return check_missing(self.missing)
 
-    def _validate_scoring_params(self):
-        check_missing(self.missing)
-
     def _with_missing(self, estimator):
         """A (cloned) part with the model's ``missing``, when it takes the parameter."""
         if isinstance(estimator, _BaseNB) and type(estimator)._takes_missing:
@@ -403,6 +407,23 @@ class MixedNB(_BaseComposition, _BaseNB):
         self.estimators_ = estimators
         for estimator in estimators:
             _contract(estimator)._set_log_prior(self.class_log_prior_)
+
+    @classmethod
+    def _merge(cls, models):
+        """The model of the union of the shards: each part merged with the same part of the other models (by its
+        own rule), the class counts summed."""
+        cls._check_mergeable(models)
+        first = models[0]
+        shards = list(zip(*(model.estimators_ for model in models)))
+        if not all(isinstance(part, _BaseNB) for shard in shards for part in shard):
+            raise TypeError("MixedNB models merge only when every part is an nbfast estimator; a scikit-learn part "
+                            "keeps no statistics nbfast can merge.")
+        merged = clone(first)
+        class_count = np.sum([np.asarray(model.class_count_, dtype=np.float64) for model in models], axis=0)
+        estimators = [type(shard[0])._merge(list(shard)) for shard in shards]
+        merged._commit_parts(first.classes_.copy(), first.n_features_in_, vars(first).get("feature_names_in_"),
+                             class_count, [index.copy() for index in first.columns_], estimators)
+        return merged
 
     def _update_params(self):
         # The shared prior follows the discrete models' rules (fit_prior, class_prior).
@@ -513,7 +534,7 @@ class MixedNB(_BaseComposition, _BaseNB):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        from sklearn.utils import get_tags
+        get_tags = _compat.sklearn_module("utils", "tags").get_tags
 
         try:
             part_tags = [get_tags(estimator) for _, estimator, _ in self._parts()]

@@ -24,6 +24,7 @@ temporary.
 
 import numbers
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 
@@ -31,6 +32,7 @@ from nbfast._compat import clone
 from nbfast._kernels.scoring import Output
 from nbfast._validation import _feature_names, check_sample_weight, check_y, check_y_shape
 from nbfast.naive_bayes._base import encode_labels, unique_classes
+from nbfast.naive_bayes._params import Interval, check_parameters, declare
 from nbfast.naive_bayes._wrapper import _WrapperNB
 
 
@@ -156,6 +158,13 @@ class SemiSupervisedNB(_WrapperNB):
     """
 
     _fitted_attributes = ("classes_", "n_features_in_", "estimator_", "n_iter_", "log_likelihood_")
+    _parameter_constraints = declare({
+        "estimator": [object],  # an nbfast estimator or None: checked with the model it makes (_base_estimator)
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "unlabeled_weight": [Interval(Real, 0, None, closed="left")],
+        "unlabeled": [object],  # any one label value: checked against y
+    })
 
     def __init__(self, estimator=None, *, max_iter=10, tol=1e-4, unlabeled_weight=1.0, unlabeled=-1):
         self.estimator = estimator
@@ -166,19 +175,8 @@ class SemiSupervisedNB(_WrapperNB):
 
     def _check_params(self):
         """(max_iter, tol, unlabeled_weight), checked."""
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral):
-            raise TypeError(f"max_iter must be an integer, got {self.max_iter!r}.")
-        if self.max_iter < 0:
-            raise ValueError(f"max_iter must be at least 0, got {self.max_iter!r}.")
-        checked = [int(self.max_iter)]
-        for name in ("tol", "unlabeled_weight"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                raise TypeError(f"{name} must be a float, got {value!r}.")
-            if not 0 <= value < np.inf:
-                raise ValueError(f"{name} must be a float in the range [0.0, inf), got {value!r}.")
-            checked.append(float(value))
-        return tuple(checked)
+        check_parameters(self)
+        return int(self.max_iter), float(self.tol), float(self.unlabeled_weight)
 
     def fit(self, X, y, sample_weight=None):
         """Fit the estimator on the labelled rows, then by EM on all of them.

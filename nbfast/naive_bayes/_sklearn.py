@@ -8,17 +8,17 @@ import inspect
 
 import numpy as np
 
-from nbfast._compat import BaseEstimator, NotFittedError, optional, require
+from nbfast import _compat
 
 
 def sklearn_naive_bayes():
     """scikit-learn's ``sklearn.naive_bayes`` module, or MissingDependency."""
-    return require("sklearn.naive_bayes", "sklearn", "converting to or from scikit-learn")
+    return _compat.sklearn_naive_bayes()
 
 
 def is_scikit_learn_naive_bayes(estimator):
     """Whether ``estimator`` is one of scikit-learn's Naive Bayes estimators (False without scikit-learn)."""
-    naive_bayes = optional("sklearn.naive_bayes")
+    naive_bayes = _compat.sklearn_module_if_loaded("naive_bayes")
     return naive_bayes is not None and isinstance(estimator, naive_bayes._BaseNB)
 
 
@@ -56,7 +56,7 @@ def carry_params(params, source, target):
 
 def fitted_state(estimator, names):
     if not hasattr(estimator, "classes_"):
-        raise NotFittedError(f"This {type(estimator).__name__} instance is not fitted yet.")
+        raise _compat.NotFittedError(f"This {type(estimator).__name__} instance is not fitted yet.")
     missing = [name for name in names if not hasattr(estimator, name)]
     if missing:
         raise ValueError(f"{type(estimator).__name__} lacks the fitted attributes {missing}.")
@@ -86,7 +86,7 @@ def to_sklearn(model):
     naive_bayes = sklearn_naive_bayes()
     source = type(model)
     target = vars(naive_bayes).get(source.__name__)
-    if not (isinstance(target, type) and issubclass(target, BaseEstimator)):
+    if not (isinstance(target, type) and issubclass(target, _compat.sklearn_module("base", "to_sklearn").BaseEstimator)):
         raise TypeError(f"scikit-learn has no equivalent of nbfast's {source.__name__}.")
     estimator = target(**carry_params(model.get_params(deep=False), source, target))
     for name, value in fitted_state(model, source._fitted_attributes).items():

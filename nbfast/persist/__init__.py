@@ -4,7 +4,8 @@ A model file holds a model's parameters and fitted arrays, and never pickled
 objects, so loading one from an untrusted source cannot execute code.  One
 module a job: :mod:`~nbfast.persist._container` (the bytes: magic, checksums,
 aligned arrays), :mod:`~nbfast.persist._codec` (models to tagged JSON and back,
-classes only from the estimator registry), :mod:`~nbfast.persist._vectorizer`
+classes only from the estimator registry), :mod:`~nbfast.persist._values`
+(which fitted values a loaded model may hold), :mod:`~nbfast.persist._vectorizer`
 (the text vectorizer stored with a model) and :mod:`~nbfast.persist._info`
 (``nbfast info``).
 
@@ -16,7 +17,9 @@ import hashlib
 import json
 import os
 
-from nbfast._compat import NotFittedError
+import numpy as np
+
+from nbfast import _compat
 from nbfast._version import __version__
 from nbfast.naive_bayes._base import _BaseNB
 from nbfast.persist._codec import _Decoder, _Encoder, _is_fitted
@@ -72,11 +75,26 @@ def save(model, path, *, vectorizer=None, training_input=None):
     NotFittedError
         If ``model`` is not fitted.
     TypeError
-        If the model is not an nbfast estimator or holds a value that cannot be
-        stored without pickle (or the vectorizer such a parameter).
+        If the model is not an nbfast estimator (a scikit-learn Pipeline: save
+        its last step with ``vectorizer=`` its first, an nbfast.text
+        vectorizer) or holds a value that cannot be stored without pickle (or
+        the vectorizer such a parameter).
+    ValueError
+        If the model holds a value a model file may not: a number that is not
+        finite or an integer beyond int64 and uint64, or fitted values that
+        :func:`load` refuses (log-probabilities that are not finite, priors
+        that do not sum to 1, variances that are not positive), or its
+        description is larger than a model file's header may hold.
     """
-    if not isinstance(model, _BaseNB) or not _is_fitted(model):
-        raise NotFittedError(f"This {type(model).__name__} instance is not fitted yet; only fitted models are saved.")
+    if not isinstance(model, _BaseNB):
+        raise TypeError(
+            f"cannot save a {type(model).__name__}: model files hold nbfast estimators only. For a pipeline of a "
+            "text vectorizer and an nbfast model, save the model with its vectorizer, "
+            "nbfast.save(pipeline[-1], path, vectorizer=pipeline[0]) (a vectorizer of nbfast.text, as nbfast train "
+            "stores it), and get them back with nbfast.load(path) and nbfast.persist.load_vectorizer(path)."
+        )
+    if not _is_fitted(model):
+        raise _compat.NotFittedError(f"This {type(model).__name__} instance is not fitted yet; only fitted models are saved.")
     encoder = _Encoder()
     spec = encoder.model(model, type(model).__name__)
     vectorizer_entry = None if vectorizer is None else _vectorizer_spec(vectorizer, model.n_features_in_)
@@ -131,7 +149,12 @@ def load(path, *, mmap=False):
         memory: processes loading the same file share its pages through the
         page cache.  The data checksum is still verified (it reads the file
         once, without a private copy).  ``partial_fit`` on such a model copies
-        the statistics it updates.
+        the statistics it updates.  The file must stay as it is while the
+        model is in use: a file truncated or rewritten in place afterwards
+        (rather than replaced by renaming a new file over it, as :func:`save`
+        does) makes the operating system end the process with SIGBUS, not an
+        exception, when a prediction reads the pages that are gone.  Load
+        without ``mmap`` when another program may change the file.
 
     Returns
     -------
@@ -154,7 +177,8 @@ def load(path, *, mmap=False):
         if digest != header["data_sha256"]:
             raise ModelFormatError("corrupted: the data checksum does not match.")
         try:
-            model = _Decoder(_array_views(data, header["arrays"])).model(header["model"])
+            with np.errstate(all="ignore"):  # a crafted value may overflow while rebuilding: it is refused after
+                model = _Decoder(_array_views(data, header["arrays"])).model(header["model"])
         except ModelFormatError:
             raise
         except (ValueError, TypeError, AttributeError, IndexError, KeyError, ArithmeticError, RecursionError) as exc:

@@ -19,7 +19,14 @@ import numpy as np
 
 from nbfast.naive_bayes import ESTIMATORS
 from nbfast.naive_bayes._base import _BaseNB, rebuild
-from nbfast.persist._container import ModelFormatError, _allowed_dtype, _is_count
+from nbfast.persist._container import (
+    ModelFormatError,
+    _allowed_dtype,
+    _is_count,
+    is_storable_number,
+    parse_dtype,
+)
+from nbfast.persist._values import as_float64, check_loaded_values
 
 #: The entries of a model description (a model, or one nested in another).
 _MODEL_KEYS = {"class", "params", "fitted", "feature_names_in_"}
@@ -55,7 +62,9 @@ def _check_size(fitted, compact):
     """Every Naive Bayes model has parameters per (class, feature), a compact one at least a pointer per
     feature: the arrays actually stored bound n_features_in_ before any shape is built from it."""
     classes, n_features = fitted.get("classes_"), fitted.get("n_features_in_")
-    if isinstance(classes, np.ndarray) and isinstance(n_features, int) and not isinstance(n_features, bool):
+    if isinstance(classes, np.ndarray) and isinstance(n_features, numbers.Integral) and not isinstance(
+            n_features, bool):  # a plain int, or a wrapped numpy integer
+        n_features = int(n_features)
         if _stored_size(list(fitted.values())) < (n_features if compact else len(classes) * n_features):
             raise ValueError(f"{len(classes)} classes and n_features_in_={n_features} do not fit the stored arrays.")
 
@@ -76,11 +85,23 @@ class _Encoder:
             "fitted": None,
         }
         if _is_fitted(model):
+            try:
+                check_loaded_values(model)
+            except ValueError as exc:
+                raise ValueError(f"cannot save {where}: {exc} A model file holding it would not load.") from None
             spec["fitted"] = {n: self.value(getattr(model, n), f"{where}.{n}") for n in _stored_attributes(model)}
             names = vars(model).get("feature_names_in_")
             if names is not None:
                 spec["feature_names_in_"] = self.value(names, f"{where}.feature_names_in_")
         return spec
+
+    @staticmethod
+    def number(value, where):
+        """A number as the header stores it: refused unless a reader can read it back (finite, int64/uint64)."""
+        if not isinstance(value, (int, float)) or is_storable_number(value):
+            return value  # a numpy bool or string scalar's item
+        raise ValueError(f"cannot save {where}={str(value)[:40]}: a model file holds finite numbers, and integers "
+                         "within the range of int64 and uint64.")
 
     def value(self, value, where):
         if value is None or (isinstance(value, (bool, str)) and not isinstance(value, np.generic)):
@@ -88,9 +109,9 @@ class _Encoder:
         if isinstance(value, np.generic):
             if not _allowed_dtype(value.dtype):
                 raise TypeError(f"cannot save {where}: numpy scalars of dtype {value.dtype} are not supported.")
-            return {"__scalar__": value.dtype.str, "value": value.item()}
+            return {"__scalar__": value.dtype.str, "value": self.number(value.item(), where)}
         if isinstance(value, (numbers.Integral, float)):
-            return int(value) if isinstance(value, numbers.Integral) else float(value)
+            return self.number(int(value) if isinstance(value, numbers.Integral) else float(value), where)
         if isinstance(value, np.ndarray):
             return self.array(value, where)
         if isinstance(value, list):
@@ -159,10 +180,13 @@ class _Decoder:
                 raise ModelFormatError(
                     f"{cls.__name__} needs the fitted attributes {list(cls._fitted_attributes)}, the file has {have}."
                 )
-            fitted = {k: self.value(v) for k, v in fitted.items()}
+            fitted = as_float64({k: self.value(v) for k, v in fitted.items()})
             _check_size(fitted, compact)
         names = spec.get("feature_names_in_")
-        return rebuild(cls, params, fitted, None if names is None else self.value(names))
+        model = rebuild(cls, params, fitted, None if names is None else self.value(names))
+        if fitted is not None:
+            check_loaded_values(model)
+        return model
 
     def value(self, value):
         if value is None or isinstance(value, (bool, int, float, str)):
@@ -200,13 +224,21 @@ class _Decoder:
 
     @staticmethod
     def scalar(dtype, value):
-        dtype = np.dtype(dtype) if isinstance(dtype, str) else None
+        """The numpy scalar ``dtype.type(value)``, refused unless ``value`` is of the dtype's kind and
+        representable in it (an int64 of 2**64, a float32 of 1e300)."""
+        dtype = parse_dtype(dtype)
         kinds = {"b": bool, "i": int, "u": int, "f": (int, float), "U": str}
-        if dtype is None or not _allowed_dtype(dtype) or not isinstance(value, kinds[dtype.kind]):
-            raise ModelFormatError(f"invalid numpy scalar {dtype!r}: {value!r}.")
-        if dtype.kind in "iu" and isinstance(value, bool):
-            raise ModelFormatError(f"invalid numpy scalar {dtype!r}: {value!r}.")
-        return dtype.type(value)
+        if dtype is not None and isinstance(value, kinds[dtype.kind]):
+            if dtype.kind in "iu":
+                limits = np.iinfo(dtype)
+                if not isinstance(value, bool) and limits.min <= value <= limits.max:
+                    return dtype.type(value)
+            else:
+                with np.errstate(over="ignore"):
+                    scalar = dtype.type(value)
+                if dtype.kind != "f" or np.isfinite(scalar):
+                    return scalar
+        raise ModelFormatError(f"invalid numpy scalar {str(dtype)[:20]!r}: {str(value)[:40]}.")
 
 
 def _is_plain(value):

@@ -21,6 +21,7 @@ import json
 import math
 import mmap as _mmap
 import os
+import re
 import struct
 import sys
 
@@ -58,6 +59,57 @@ class ModelFormatError(ValueError):
     an npz, random bytes) or too new file, or one that describes an unknown or
     inconsistent model.  The message says which.
     """
+
+
+#: The integers a header may hold, those of int64 and uint64 (sizes, offsets, labels, parameters): an integer of
+#: any size would reach numpy (and ``nbfast info``) as an OverflowError.
+_INTEGER_RANGE = (-(2**63), 2**64 - 1)
+
+
+def is_storable_number(value):
+    """Whether a JSON number can be stored in (and read back from) a header: a finite float, or an integer
+    within :data:`_INTEGER_RANGE`."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return _INTEGER_RANGE[0] <= value <= _INTEGER_RANGE[1]
+
+
+def _header_integer(text):
+    """``json.loads``'s integers, refused beyond int64 and uint64 before they are converted."""
+    value = int(text) if len(text) <= 21 else None
+    if value is None or not is_storable_number(value):
+        raise ModelFormatError(f"invalid header: the integer {text[:30]}{'...' if len(text) > 30 else ''} "
+                               f"({len(text)} characters) is beyond int64 and uint64.")
+    return value
+
+
+def _header_float(text):
+    """``json.loads``'s floats, refused when not finite (1e400 reads as infinity)."""
+    value = float(text)
+    if not is_storable_number(value):
+        raise ModelFormatError(f"invalid header: the number {text[:30]} is not a finite float64.")
+    return value
+
+
+def _header_constant(name):
+    """``json.loads``'s NaN, Infinity and -Infinity (not JSON, but Python writes them): refused."""
+    raise ModelFormatError(f"invalid header: {name} is not a number a model file may hold.")
+
+
+#: How a header spells a dtype: numpy's ``dtype.str`` of a bool, number or string (``"<f8"``, ``"|b1"``, ``">U4"``).
+_DTYPE_TEXT = re.compile(r"[<>|=]?[biufU][0-9]{1,9}")
+
+
+def parse_dtype(text):
+    """The dtype a header spells ``text`` (see :data:`_DTYPE_TEXT`) if it is one a model file may hold, else None;
+    anything else never reaches numpy's parser (which raises SyntaxError on some strings)."""
+    if not isinstance(text, str) or not _DTYPE_TEXT.fullmatch(text):
+        return None
+    try:
+        dtype = np.dtype(text)
+    except TypeError:
+        return None
+    return dtype if _allowed_dtype(dtype) else None
 
 
 def _allowed_dtype(dtype):
@@ -108,7 +160,10 @@ def _read_header(f):
     if (raw.count(b"{") + raw.count(b"[")) * _MIN_BYTES_PER_CONTAINER > max(header_nbytes, 1 << 16):
         raise ModelFormatError("invalid header: far more JSON objects and lists than a model description holds.")
     try:
-        header = json.loads(raw.decode("utf-8"))
+        header = json.loads(raw.decode("utf-8"), parse_int=_header_integer, parse_float=_header_float,
+                            parse_constant=_header_constant)
+    except ModelFormatError:
+        raise
     except (ValueError, RecursionError) as exc:
         raise ModelFormatError(f"unreadable header: {exc}") from None
     _check_header(header)
@@ -161,12 +216,13 @@ def _check_array_entry(entry, data_nbytes):
         raise ModelFormatError(f"invalid array entry {str(entry)[:200]}: it must have exactly the keys "
                                f"{sorted(_ARRAY_KEYS)}.")
     try:
-        dtype = np.dtype(entry["dtype"]) if isinstance(entry["dtype"], str) else None
         shape, order, offset = tuple(entry["shape"]), entry["order"], entry["offset"]
     except (TypeError, KeyError, ValueError) as exc:
-        raise ModelFormatError(f"invalid array entry {entry!r}: {exc}") from None
-    if dtype is None or not _allowed_dtype(dtype):
-        raise ModelFormatError(f"invalid array entry: dtype {entry['dtype']!r} is not allowed in a model file.")
+        raise ModelFormatError(f"invalid array entry {str(entry)[:200]}: {exc}") from None
+    dtype = parse_dtype(entry["dtype"])
+    if dtype is None:
+        raise ModelFormatError(f"invalid array entry: dtype {str(entry['dtype'])[:40]!r} is not allowed in a model "
+                               "file.")
     if not all(_is_count(n) for n in shape) or order not in ("C", "F") or not _is_count(offset) or offset % _ALIGN:
         raise ModelFormatError(f"invalid array entry {entry!r}.")
     nbytes = math.prod(shape) * dtype.itemsize

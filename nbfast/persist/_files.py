@@ -1,11 +1,20 @@
-"""Writing a file without ever leaving half of it: bytes go to a temporary file beside the destination, created
-exclusively (so it is a new name: no existing file, input or other, can be it), renamed into place at the end
-and removed on any failure, interruption included."""
+"""Writing a file without ever leaving half of it, and without replacing what is not a file.
+
+A regular file (or a path that does not exist yet) is written to a temporary file beside it, created exclusively
+(so it is a new name: no existing file, input or other, can be it), renamed into place at the end and removed on
+any failure, interruption included; an existing file's permission bits are kept.  A symbolic link is written
+through: its target is replaced that way and the link is kept.  A device, a FIFO or another file that is not
+regular (``/dev/null``, ``/dev/stdout`` on a pipe or a terminal) is opened and written directly.
+"""
 
 import contextlib
 import os
 import secrets
 import signal
+import stat
+
+#: The signals the command line turns into a clean exit (temporary files removed): terminate, terminal closed.
+CLEANUP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 def _temporary_file(path):
@@ -19,39 +28,75 @@ def _temporary_file(path):
             continue
 
 
-def _block_sigterm():
-    """Block SIGTERM in this thread; return the previous signal mask (None where signals cannot be masked)."""
+def _block_signals():
+    """Block the clean-up signals in this thread; return the previous mask (None where signals cannot be masked)."""
     if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
         return None
-    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    return signal.pthread_sigmask(signal.SIG_BLOCK, set(CLEANUP_SIGNALS))
 
 
 def _restore_signals(previous):
-    """Restore the signal mask: a SIGTERM that arrived meanwhile is delivered now."""
+    """Restore the signal mask: a clean-up signal that arrived meanwhile is delivered now."""
     if previous is not None:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-@contextlib.contextmanager
-def replacing(path):
-    """Yield a binary file whose bytes replace ``path`` when the block ends without an exception.
+def _status(path):
+    """``os.stat`` of ``path`` (links followed), None when it does not exist (or is a dangling link)."""
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        return None
 
-    On any exception (KeyboardInterrupt and the command line's SIGTERM
-    included) the temporary file is removed and ``path`` is left as it was.
-    """
-    # SIGTERM waits while the file is created, so that it always lands inside the try below (which removes it).
-    previous = _block_sigterm()
+
+@contextlib.contextmanager
+def _replacing_regular(path, mode):
+    """Yield a binary file whose bytes replace the regular file ``path`` (kept with permission bits ``mode``, when
+    not None) when the block ends without an exception."""
+    # The clean-up signals wait while the file is created, so that it always lands inside the try below.
+    previous = _block_signals()
     try:
         temporary, f = _temporary_file(path)
     except BaseException:
         _restore_signals(previous)
         raise
     try:
-        _restore_signals(previous)  # a SIGTERM that came meanwhile is raised here, inside the try
+        _restore_signals(previous)  # a signal that came meanwhile is raised here, inside the try
         with f:
+            if mode is not None:
+                os.chmod(f.fileno(), mode)
             yield f
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
         raise
+
+
+@contextlib.contextmanager
+def replacing(path):
+    """Yield a binary file whose bytes replace ``path`` when the block ends without an exception.
+
+    A regular file is replaced whole at the end (on any exception, KeyboardInterrupt and the command line's
+    SIGTERM and SIGHUP included, the temporary file is removed and ``path`` is left as it was) and keeps its
+    permission bits; a symbolic link is kept and its target replaced; a device or a FIFO is written directly.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The destination.
+
+    Yields
+    ------
+    file
+        A binary file open for writing.
+    """
+    path = os.fspath(path)
+    status = _status(path)
+    if status is not None and not stat.S_ISREG(status.st_mode):  # a device, a FIFO (a folder fails to open)
+        with open(path, "wb") as f:
+            yield f
+        return
+    destination = os.path.realpath(path) if os.path.islink(path) else path
+    with _replacing_regular(destination, None if status is None else stat.S_IMODE(status.st_mode)) as f:
+        yield f

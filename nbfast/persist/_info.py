@@ -33,9 +33,18 @@ def _describe(value, entries):
 MAX_SHOWN = 200
 
 
+def _escaped(char):
+    """A character that is not printable (a control character: ESC, CR, a bidirectional override, a line
+    separator, ...) as a Python escape, so that it cannot move the cursor, recolour or fake a line."""
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
 def shorten(text, limit=MAX_SHOWN):
-    """``text``, or its beginning and its length when it is longer than ``limit`` characters."""
-    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters)"
+    """``text`` for a terminal: its characters that are not printable escaped, and only its beginning and its
+    length when it (or its escaped form) is longer than ``limit`` characters."""
+    head = "".join(c if c.isprintable() else _escaped(c) for c in text[:limit])
+    return head if len(text) <= limit and len(head) <= limit else f"{head[:limit]}... ({len(text):,} characters)"
 
 
 def _describe_vectorizer(spec):
@@ -74,13 +83,15 @@ def read_info(path):
     -------
     info : dict
         ``format_version``, ``nbfast_version``, ``class``, ``params`` (name ->
-        display string; a display longer than 200 characters is cut and says
-        its length), ``classes`` (list), ``n_features_in``,
+        display string), ``classes`` (list), ``n_features_in``,
         ``has_feature_names``, ``n_arrays``, ``data_nbytes``, ``vectorizer``
         (display string, None when the model has none), ``training_input``
         (how the training input was read, None when not recorded) and
         ``fitted_numbers`` (fitted attributes that are single numbers, such as
-        a CalibratedNB's ``temperature_``).
+        a CalibratedNB's ``temperature_``).  Every string taken from the file
+        is shown safely: characters that are not printable (ESC, CR, line
+        breaks, bidirectional overrides) as Python escapes, and a display
+        longer than 200 characters cut, saying its length.
 
     Raises
     ------
@@ -105,7 +116,7 @@ def read_info(path):
             "data_nbytes": header["data_nbytes"],
             "vectorizer": vectorizer,
             "training_input": _describe_training_input(header.get("training_input")),
-            "fitted_numbers": {name: value for name, value in (spec.get("fitted") or {}).items()
+            "fitted_numbers": {shorten(str(name)): value for name, value in (spec.get("fitted") or {}).items()
                                if name != "n_features_in_" and type(value) in (int, float)},
         }
     except ModelFormatError as exc:

@@ -30,6 +30,11 @@ _UNSUPPORTED = {".csv": "CSV", ".parquet": "Parquet", ".xlsx": "Excel", ".json":
                 ".npy": "a .npy array", ".pkl": "a pickle", ".pickle": "a pickle"}
 
 
+def _uncompressed_name(path):
+    """The file name of ``path`` without a ``.gz`` / ``.bz2`` suffix."""
+    return str(path).removesuffix(".gz").removesuffix(".bz2")
+
+
 def input_format(path, file_format=None):
     """The format of an input: ``file_format`` when given, else by extension (svmlight when unknown).
 
@@ -37,9 +42,7 @@ def input_format(path, file_format=None):
     """
     if file_format is not None:
         return file_format
-    name = str(path)
-    for compressed in (".gz", ".bz2"):
-        name = name.removesuffix(compressed)
+    name = _uncompressed_name(path)
     unsupported = next((what for ext, what in _UNSUPPORTED.items() if name.lower().endswith(ext)), None)
     if unsupported is not None:
         raise ValueError(f"{path}: {unsupported} is not a supported input format; nbfast reads svmlight/libsvm, "
@@ -47,20 +50,36 @@ def input_format(path, file_format=None):
     return next((fmt for ext, fmt in _EXTENSIONS.items() if name.endswith(ext)), "svmlight")
 
 
-def iter_blocks(paths, chunk_size, *, zero_based=False, file_format=None, vectorizer=None, fields=("label", "text")):
+def iter_blocks(paths, chunk_size, *, zero_based=False, file_format=None, vectorizer=None, fields=("label", "text"),
+                header=False):
     """Yield the :class:`Block` s of every input in turn.
 
     Each input is read in its :func:`input_format` (``file_format`` for all,
     when given): ``.npz`` archives, svmlight text, or raw text (see
-    :mod:`nbfast.readers.text`, which ``vectorizer`` and ``fields`` are for).
+    :mod:`nbfast.readers.text`, which ``vectorizer``, ``fields`` and ``header``
+    are for).  When the format was chosen by the file's extension, a parse
+    error says so.
     """
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
     for path in paths:
         fmt = input_format(path, file_format)
         if fmt == "npz":
-            yield from iter_npz(path, chunk_size)
+            blocks = iter_npz(path, chunk_size)
         elif fmt == "svmlight":
-            yield from iter_svmlight(path, chunk_size, zero_based=zero_based)
+            blocks = iter_svmlight(path, chunk_size, zero_based=zero_based)
         else:
-            yield from iter_text(path, chunk_size, fmt, vectorizer=vectorizer, fields=fields)
+            blocks = iter_text(path, chunk_size, fmt, vectorizer=vectorizer, fields=fields, header=header)
+        try:
+            yield from blocks
+        except ValueError as exc:
+            if file_format is not None:
+                raise
+            raise ValueError(f"{exc} (read as {fmt} {_chosen_by(path)}; file_format reads it as another)") from None
+
+
+def _chosen_by(path):
+    """How :func:`input_format` chose the format of ``path`` without ``file_format``, for messages."""
+    name = _uncompressed_name(path)
+    extension = next((ext for ext in _EXTENSIONS if name.endswith(ext)), None)
+    return f"by its extension {extension}" if extension else "by default, its extension being unknown"

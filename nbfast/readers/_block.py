@@ -62,10 +62,15 @@ def open_input(path):
     return open(path, "rb")
 
 
-def line_chunks(path, chunk_size):
+#: The UTF-8 byte order mark some editors write at the start of a file; it is not part of the first line's text.
+_BOM = b"\xef\xbb\xbf"
+
+
+def line_chunks(path, chunk_size, *, header=False):
     """Yield (number of the first line, list of at most ``chunk_size`` lines as bytes) through a file.
 
-    A truncated or corrupt ``.gz`` / ``.bz2`` file is a ValueError naming the file and the line reached.
+    A UTF-8 byte order mark is dropped; ``header=True`` skips the first line.  A truncated or corrupt ``.gz`` /
+    ``.bz2`` file is a ValueError naming the file and the line reached.
     """
     first_line = 1
     with open_input(path) as f:
@@ -79,8 +84,13 @@ def line_chunks(path, chunk_size):
                                  f"({exc})") from None
             if not lines:
                 return
-            yield first_line, lines
-            first_line += len(lines)
+            if first_line == 1:
+                lines[0] = lines[0].removeprefix(_BOM)
+                if header:
+                    lines, first_line = lines[1:], 2
+            if lines:
+                yield first_line, lines
+                first_line += len(lines)
 
 
 def quote_line(line):

@@ -10,8 +10,8 @@ Each reader yields :class:`nbfast.readers.Block` s of at most ``chunk_size`` lin
 one row per line (an empty document is a row of zeros, so output rows match
 input lines), vectorized by the given :class:`nbfast.text.HashingVectorizer`.
 Without a vectorizer the rows are empty: the label scan of ``nbfast train``
-needs the labels only.  A malformed line raises ValueError naming the file and
-line.
+needs the labels only.  A UTF-8 byte order mark and the spaces around a label
+are dropped.  A malformed line raises ValueError naming the file and line.
 """
 
 import json
@@ -22,6 +22,8 @@ import scipy.sparse as sp
 from nbfast.readers._block import Block, line_chunks, quote_line
 
 TEXT_FORMATS = ("lines", "tsv", "jsonl")
+#: Numbers are exact in float64 up to this magnitude: a numeric label beyond could merge with another.
+_EXACT_INTEGERS = 2**53
 
 
 class _LineError(ValueError):
@@ -59,6 +61,7 @@ def _parse_tsv(texts, fields):
         label, tab, document = _strip(text).partition("\t")
         if not tab:
             raise _LineError(index, "no tab (expected label<TAB>text)")
+        label = label.strip()
         if not label:
             raise _LineError(index, "empty label")
         labels.append(label)
@@ -79,6 +82,8 @@ def _parse_jsonl(texts, fields):
             record = json.loads(text)
         except ValueError as exc:
             raise _LineError(index, f"malformed JSON ({exc})") from None
+        except RecursionError:
+            raise _LineError(index, "JSON nested too deeply") from None
         if not isinstance(record, dict):
             raise _LineError(index, f"expected a JSON object, got {_json_type(record)}")
         document = record.get(text_field)
@@ -92,6 +97,11 @@ def _parse_jsonl(texts, fields):
             label = record[label_field]
             if isinstance(label, bool) or not isinstance(label, (str, int, float)):
                 raise _LineError(index, f"field {label_field!r} is {_json_type(label)}, not a string or a number")
+            if isinstance(label, str):
+                label = label.strip()
+            elif abs(label) > _EXACT_INTEGERS:
+                raise _LineError(index, f"label {label!r} is beyond 2**53 in magnitude: such numbers are not exact "
+                                        "in float64 and two labels could become one class; write it as a string")
             labels.append(label)
     return documents, (labels if label_field is not None else None)
 
@@ -110,7 +120,7 @@ def _check_label_kinds(labels, labels_are_text):
     return labels_are_text
 
 
-def iter_text(path, chunk_size, text_format, *, vectorizer=None, fields=("label", "text")):
+def iter_text(path, chunk_size, text_format, *, vectorizer=None, fields=("label", "text"), header=False):
     """Yield :class:`nbfast.readers.Block` s of at most ``chunk_size`` lines of a text file.
 
     Parameters
@@ -124,10 +134,12 @@ def iter_text(path, chunk_size, text_format, *, vectorizer=None, fields=("label"
         Turns each block's documents into CSR rows; None gives empty rows.
     fields : (str or None, str), default=("label", "text")
         JSONL field names of the label (None: no labels read) and of the document.
+    header : bool, default=False
+        Skip the first line (a header).
     """
     parse = _PARSERS[text_format]
     labels_are_text = None
-    for first_line, lines in line_chunks(path, chunk_size):
+    for first_line, lines in line_chunks(path, chunk_size, header=header):
         try:
             documents, labels = parse(_decode(lines), fields)
             if labels is not None:

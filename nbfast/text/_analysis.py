@@ -112,7 +112,8 @@ class AnalysisMixin:
         if isinstance(self.stop_words, str):
             if self.stop_words != "english":
                 raise ValueError(f"not a built-in stop list: {self.stop_words}")
-            text = _compat.require("sklearn.feature_extraction.text", "sklearn",
-                                   "stop_words='english' (scikit-learn's list; or give stop_words as a list instead)")
+            text = _compat.sklearn_module(
+                "feature_extraction.text", "stop_words='english' (scikit-learn's list; or give stop_words as a list instead)"
+            )
             return text.ENGLISH_STOP_WORDS
         return frozenset(self.stop_words)

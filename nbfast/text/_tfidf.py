@@ -13,7 +13,8 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from nbfast._compat import BaseEstimator, NotFittedError
+from nbfast import _compat
+from nbfast._compat import BaseEstimator
 from nbfast._kernels import tfidf as _tfidf
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import _feature_names, check_is_fitted, check_X
@@ -310,7 +311,7 @@ stop_words, token_pattern, ngram_range, max_df, min_df, max_features, vocabulary
         ndarray of shape (n_features,)
         """
         if not hasattr(self, "_tfidf"):
-            raise NotFittedError(
+            raise _compat.NotFittedError(
                 f"{type(self).__name__} is not fitted yet. Call 'fit' with appropriate arguments before using "
                 "this attribute."
             )
@@ -348,7 +349,7 @@ stop_words, token_pattern, ngram_range, max_df, min_df, max_features, vocabulary
 
     def _transform_counts(self, raw_documents):
         if not hasattr(self, "_tfidf"):
-            raise NotFittedError("The TF-IDF vectorizer is not fitted")
+            raise _compat.NotFittedError("The TF-IDF vectorizer is not fitted")
         return super()._transform_counts(raw_documents)
 
     def _finish(self, X):

@@ -22,12 +22,13 @@ from operator import itemgetter
 import numpy as np
 import scipy.sparse as sp
 
-from nbfast._compat import BaseEstimator, NotFittedError
+from nbfast import _compat
+from nbfast._compat import BaseEstimator
 from nbfast._kernels import vocabulary as _vocabulary
 from nbfast._kernels.threads import effective_n_threads
 from nbfast.text import _common
 from nbfast.text._analysis import AnalysisMixin
-from nbfast.text._common import DEFAULT_TOKEN_PATTERN, InvalidParameterError
+from nbfast.text._common import DEFAULT_TOKEN_PATTERN, invalid_parameter
 
 # The options scikit-learn's CountVectorizer takes, in its constructor's order.
 SKLEARN_PARAMS = (
@@ -172,24 +173,24 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
             value = getattr(self, name)
             if not (isinstance(value, Integral) and value >= 1 or isinstance(value, Real)
                     and not isinstance(value, Integral) and 0.0 <= value <= 1.0):  # fmt: skip
-                raise InvalidParameterError(
+                raise invalid_parameter(
                     f"{name} must be a float in [0.0, 1.0] or an int >= 1, got {value!r}."
                 )
         if self.max_features is not None and not (isinstance(self.max_features, Integral) and self.max_features >= 1):
-            raise InvalidParameterError(f"max_features must be an int >= 1 or None, got {self.max_features!r}.")
+            raise invalid_parameter(f"max_features must be an int >= 1 or None, got {self.max_features!r}.")
         if not (self.stop_words is None or isinstance(self.stop_words, list) or _is_english(self.stop_words)):
-            raise InvalidParameterError(f"stop_words must be 'english', a list or None, got {self.stop_words!r}.")
+            raise invalid_parameter(f"stop_words must be 'english', a list or None, got {self.stop_words!r}.")
         if self.vocabulary is not None and not (
             isinstance(self.vocabulary, Mapping) or hasattr(self.vocabulary, "__iter__")
         ):
-            raise InvalidParameterError(
+            raise invalid_parameter(
                 f"vocabulary must be a mapping, an iterable or None, got {self.vocabulary!r}."
             )
         _common.check_bool(self, "binary")
         try:
             np.dtype(self.dtype)
         except TypeError as exc:
-            raise InvalidParameterError(f"dtype must be a numpy data type, got {self.dtype!r} ({exc}).") from None
+            raise invalid_parameter(f"dtype must be a numpy data type, got {self.dtype!r} ({exc}).") from None
 
     def _is_native(self):
         """Whether the nbfast kernels implement this configuration exactly."""
@@ -245,7 +246,7 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
         if not hasattr(self, "vocabulary_"):
             self._validate_vocabulary()
             if not self.fixed_vocabulary_:
-                raise NotFittedError("Vocabulary not fitted or provided")
+                raise _compat.NotFittedError("Vocabulary not fitted or provided")
         if len(self.vocabulary_) == 0:
             raise ValueError("Vocabulary is empty")
 

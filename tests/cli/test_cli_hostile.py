@@ -17,7 +17,7 @@ from support.crafting import _with_header
 import nbfast
 from nbfast.cli import main
 
-SVM = "".join(f"{i % 3} {1 + i % 7}:1 {8 + i % 5}:2\n" for i in range(60))
+SVM = "".join(f"{i % 3} {1 + i % 7}:1 {8 + i % 5}:2\n" for i in range(60))  # as d.svm of the files fixture
 
 
 def _run(capsys, *argv):
@@ -33,11 +33,6 @@ def _one_line_error(status, err, *fragments):
         assert fragment in err, err
 
 
-@pytest.fixture
-def files(tmp_path, capsys):
-    (tmp_path / "d.svm").write_text(SVM)
-    assert _run(capsys, "train", tmp_path / "d.svm", "-o", tmp_path / "m.nbf")[0] == 0
-    return tmp_path
 
 
 def _snapshot(directory):
@@ -71,7 +66,8 @@ def test_an_input_named_like_the_temporary_file_is_read_intact(files, capsys, mo
     assert sorted(p.name for p in files.iterdir()) == ["d.svm", "m.nbf", "out.csv", "out.csv.partial"]
 
 
-def test_sigterm_removes_the_temporary_file(files):
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_remove_the_temporary_file(files, signum):
     big = files / "big.svm"
     with open(big, "w") as f:
         for _ in range(2000):
@@ -83,9 +79,9 @@ def test_sigterm_removes_the_temporary_file(files):
     while not [p for p in files.iterdir() if p.name not in ("d.svm", "m.nbf", "big.svm")]:
         assert child.poll() is None and time.monotonic() < deadline, "predict never started writing"
         time.sleep(0.01)
-    child.send_signal(signal.SIGTERM)
+    child.send_signal(signum)
     _, err = child.communicate(timeout=60)
-    assert child.returncode == 128 + signal.SIGTERM, err
+    assert child.returncode == 128 + signum, err
     assert "Traceback" not in err
     assert sorted(p.name for p in files.iterdir()) == ["big.svm", "d.svm", "m.nbf"]
 

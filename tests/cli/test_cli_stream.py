@@ -169,7 +169,7 @@ def test_entry_point_prints_no_traceback(tmp_path):
                              str(tmp_path / "m")], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert result.stderr.strip() == f"nbfast train: error: {tmp_path / 'bad.svm'} line 2: malformed label " \
-                                    "(expected a number): 'foo'"
+                                    "(expected a number): 'foo' (read as svmlight by its extension .svm; --format reads it as another)"
 
 
 def test_progress_bar_on_a_terminal(tmp_path, capsys, corpus, monkeypatch):

@@ -246,7 +246,9 @@ def test_entry_point_prints_no_traceback(tmp_path):
                              str(tmp_path / "m")], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert result.stderr.startswith(f"nbfast train: error: {tmp_path / 'bad.jsonl'} line 2: malformed JSON (")
-    assert result.stderr.strip().endswith("'{oops'") and len(result.stderr.strip().splitlines()) == 1
+    assert result.stderr.strip().endswith("'{oops' (read as jsonl by its extension .jsonl; --format reads it as "
+                                          "another)")
+    assert len(result.stderr.strip().splitlines()) == 1
 
 
 # --------------------------------------------------------------- model file format

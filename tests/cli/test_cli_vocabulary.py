@@ -103,10 +103,11 @@ def test_info_evaluate_and_explain_use_the_vocabulary(tmp_path, capsys, corpus):
 
 
 @pytest.mark.parametrize("flags, message", [
-    (["--min-df", 2], "--min-df apply only to --vectorizer count or tfidf"),
-    (["--vectorizer", "hashing", "--max-features", 5], "--max-features apply only to --vectorizer count or tfidf"),
+    (["--min-df", 2], "--min-df applies only to --vectorizer count or tfidf"),
+    (["--vectorizer", "hashing", "--max-features", 5], "--max-features applies only to --vectorizer count or tfidf"),
     (["--vectorizer", "count", "--n-features", 64], "--n-features does not apply to --vectorizer count"),
-    (["--vectorizer", "tfidf", "--min-df", 1000], "max_df corresponds to < documents than min_df"),
+    (["--vectorizer", "tfidf", "--min-df", 1000], "--min-df 1000: the input holds only 240 documents"),
+    (["--vectorizer", "count", "--min-df", 100, "--max-df", 50], "--max-df 50 keeps terms in at most 50 of the 240"),
     (["--vectorizer", "count", "--min-df", 0.99, "--max-df", 1.0], "no terms remain"),
 ])
 def test_option_errors_are_one_line(tmp_path, capsys, corpus, flags, message):

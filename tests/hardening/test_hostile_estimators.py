@@ -119,8 +119,8 @@ CASES = {
 }
 
 EXPECTED = {
-    "CategoricalNB.set_params(max_categories=-10**15).predict": "ValueError: max_categories must be",
-    "CategoricalNB.set_params(max_categories=0).predict_proba": "ValueError: max_categories must be",
+    "CategoricalNB.set_params(max_categories=-10**15).predict": "InvalidParameterError: The 'max_categories' parameter",
+    "CategoricalNB.set_params(max_categories=0).predict_proba": "InvalidParameterError: The 'max_categories' parameter",
     "CategoricalNB n_categories_ assigned too large": "ValueError: .*table",
     "CategoricalNB n_categories_ assigned negative": "ValueError: n_categories_ must hold counts >= 1",
     "MultinomialNB feature_log_prob_ too narrow": "ValueError: the model's scoring table",
@@ -134,8 +134,8 @@ EXPECTED = {
     "GaussianNB var_ NaN": "ValueError: var_ must hold variances",
     "GaussianNB class_prior_ too short": "ValueError: theta_ .* do not agree",
     "GaussianNB theta_ and var_ of more classes": "ValueError: theta_ .* do not agree",
-    "BernoulliNB(binarize=nan).fit": "ValueError: binarize must be a float",
-    "BernoulliNB.set_params(binarize=nan).predict": "ValueError: binarize must be a float",
+    "BernoulliNB(binarize=nan).fit": "InvalidParameterError: The 'binarize' parameter",
+    "BernoulliNB.set_params(binarize=nan).predict": "InvalidParameterError: The 'binarize' parameter",
     "MultinomialNB.partial_fit after assigning feature_count_": "ValueError: feature_count_ has shape",
     "decide on (n, 0) probabilities": "ValueError: proba must have at least one class",
 }
@@ -145,12 +145,33 @@ EXPECTED = {
 test_refused_cleanly_never_a_crash = isolated.case_test(__file__, CASES, EXPECTED)
 
 
-@pytest.mark.parametrize("binarize", [np.inf, -np.inf, 0.5, None])
-def test_bernoulli_binarize_still_takes_any_threshold_but_nan(binarize):
+@pytest.mark.parametrize("binarize", [0.0, 0.5, 1e300, None])
+def test_bernoulli_binarize_takes_a_non_negative_threshold_or_none(binarize):
     X, y = _data()
-    X = X.toarray() if binarize is not None and binarize < 0 else X
+    X = X.minimum(1) if binarize is None else X
     model = nbfast.BernoulliNB(binarize=binarize).fit(X, y)
-    assert model.predict_proba(X).shape == (X.shape[0], 3)
+    assert np.isfinite(model.predict_proba(X)).all()
+
+
+@pytest.mark.parametrize("binarize", [np.inf, -np.inf, -0.5, np.nan, "0.5"])
+def test_bernoulli_binarize_refuses_what_scikit_learn_refuses(binarize):
+    X, y = _data()
+    with pytest.raises(ValueError, match="'binarize' parameter of BernoulliNB"):
+        nbfast.BernoulliNB(binarize=binarize).fit(X.toarray(), y)
+
+
+def test_bernoulli_without_binarize_refuses_counts_above_one():
+    """binarize=None takes X as binary: counts would give NaN posteriors beside a confident label."""
+    X, y = _data()
+    model = nbfast.BernoulliNB(binarize=None)
+    for fit in (model.fit, lambda X, y: model.partial_fit(X, y, classes=np.unique(y))):
+        with pytest.raises(ValueError, match="binarize=None.*binary X"):
+            fit(X, y)
+    assert not hasattr(model, "classes_")
+    model.fit(X.minimum(1), y)
+    with pytest.raises(ValueError, match="binary X"):
+        model.predict_proba(X)
+    assert np.isfinite(model.predict_proba(X.minimum(1))).all()
 
 
 def test_parameters_are_checked_again_before_scoring_only_where_scoring_reads_them():

@@ -175,9 +175,3 @@ def test_negative_values_are_refused_and_leave_the_model_unchanged():
     with pytest.raises(ValueError, match="Negative"):
         model.partial_fit(bad, y)
     np.testing.assert_array_equal(model.feature_count_, before)
-
-
-def test_sklearn_compatibility():
-    from sklearn.utils.estimator_checks import check_estimator
-
-    check_estimator(nbfast.ComplementNB())

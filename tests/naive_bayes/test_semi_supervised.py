@@ -256,7 +256,7 @@ def test_labels_and_marks_that_cannot_work_are_refused():
 @pytest.mark.parametrize("params, error, match", [
     ({"max_iter": -1}, ValueError, "max_iter"),
     ({"max_iter": 2.5}, TypeError, "max_iter"),
-    ({"max_iter": True}, TypeError, "max_iter"),
+    ({"max_iter": "2"}, TypeError, "max_iter"),
     ({"tol": -1e-3}, ValueError, "tol"),
     ({"tol": float("nan")}, ValueError, "tol"),
     ({"tol": "small"}, TypeError, "tol"),

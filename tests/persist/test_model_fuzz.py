@@ -1,7 +1,8 @@
 """Fuzzing the loader behind the checksums: valid model files of every estimator, their arrays and header values
 mutated (checksums recomputed), each loaded in a child interpreter.  A case passes when the file is refused with
-ModelFormatError, or loads into a model whose predictions run cleanly; never a signal, a hang (a case may take
-CASE_TIMEOUT seconds) or an allocation far beyond the file's size (tracemalloc's peak, load and predictions).
+ModelFormatError, or loads into a model whose predictions run cleanly, its posteriors finite and summing to 1;
+never a signal, a hang (a case may take CASE_TIMEOUT seconds) or an allocation far beyond the file's size
+(tracemalloc's peak, load and predictions).
 
 Cases are seeded: ``case <i>`` is the same file on every run; ``PYTHONPATH=tests python
 tests/persist/test_model_fuzz.py <i>`` prints what it changed and how it ends."""
@@ -9,6 +10,7 @@ tests/persist/test_model_fuzz.py <i>`` prints what it changed and how it ends.""
 import copy
 import hashlib
 import json
+import re
 import sys
 import tempfile
 import tracemalloc
@@ -22,6 +24,7 @@ from support.crafting import _layout, _raw_header
 
 import nbfast
 from nbfast import ModelFormatError
+from nbfast.naive_bayes import _compact
 
 N_CASES = 3000
 CASE_TIMEOUT = 30
@@ -157,8 +160,76 @@ def _header_key(rng, header, data):
     return f"header {list(path)}: an unknown entry added"
 
 
+def _array_fill(rng, header, data):
+    """One float array (or one of its rows) filled with a non-finite or extreme value."""
+    floats = [e for e in header["arrays"] if np.dtype(e["dtype"]).kind == "f" and int(np.prod(e["shape"]))]
+    if not floats:
+        return "nothing (no float array)"
+    entry = floats[rng.integers(len(floats))]
+    view = np.frombuffer(data, dtype=entry["dtype"], count=int(np.prod(entry["shape"])), offset=entry["offset"])
+    view = view.reshape(entry["shape"], order=entry["order"])
+    value = _FLOATS[rng.integers(len(_FLOATS))]
+    where = Ellipsis if view.ndim < 2 or rng.random() < 0.5 else int(rng.integers(view.shape[0]))
+    view[where] = value
+    return f"array at {entry['offset']} {'all' if where is Ellipsis else f'row {where}'} = {value!r}"
+
+
+def _array_dtype(rng, header, data):
+    """A numeric array stored as another numeric dtype no wider than its own (float16, int32, ...), its values
+    converted (as a file written by another program could hold them)."""
+    numeric = [e for e in header["arrays"] if np.dtype(e["dtype"]).kind in "fiu" and int(np.prod(e["shape"]))]
+    if not numeric:
+        return "nothing (no numeric array)"
+    entry = numeric[rng.integers(len(numeric))]
+    old = np.dtype(entry["dtype"])
+    choices = [d for d in ("<f2", "<f4", "<f8", "<i4", "<i8", "|u1", ">f8") if np.dtype(d).itemsize <= old.itemsize]
+    new = np.dtype(choices[rng.integers(len(choices))])
+    count = int(np.prod(entry["shape"]))
+    values = np.frombuffer(data, dtype=old, count=count, offset=entry["offset"])
+    with np.errstate(all="ignore"):
+        converted = values.astype(new)
+    data[entry["offset"]: entry["offset"] + converted.nbytes] = converted.tobytes()
+    entry["dtype"], entry["nbytes"] = new.str, converted.nbytes
+    return f"array at {entry['offset']}: {old.str} -> {new.str}"
+
+
+#: Numbers a header may be given in place of a fitted number or parameter: extreme, of any size, or wrapped.
+_EXTREME_NUMBERS = [1e308, -1e308, 5e-324, -5e-324, 1e-320, 0.0, -1.0, 10**400, -(10**400), 2**64, 2**40,
+                    {"__scalar__": "<i8", "value": 2**40}, {"__scalar__": "<i8", "value": -(2**40)},
+                    {"__scalar__": "<f8", "value": 5e-324}, {"__scalar__": "<f8", "value": 1e308},
+                    {"__scalar__": "<u8", "value": 2**64 - 1}, {"__scalar__": "<f4", "value": 1e300}]
+#: Non-finite JSON numbers (Python writes and reads them; JSON has none).
+_NON_FINITE_TEXT = ["NaN", "Infinity", "-Infinity", "1e400", "-1e400"]
+
+
+def _header_extreme(rng, header, data):
+    """A number of the model description (a parameter, a fitted number, an idf weight) replaced by an extreme
+    one, an integer of any size, a wrapped numpy scalar, or a non-finite one."""
+    places = [p for p in _paths(header) if p and p[0] in ("model", "summary", "vectorizer")
+              and type(_get(header, p)) in (int, float)]
+    if not places:
+        return "nothing (no number)"
+    path = places[rng.integers(len(places))]
+    if rng.random() < 0.3:
+        value = _NON_FINITE_TEXT[rng.integers(len(_NON_FINITE_TEXT))]
+        _set(header, path, _VERBATIM.format(value))
+    else:
+        value = copy.deepcopy(_EXTREME_NUMBERS[rng.integers(len(_EXTREME_NUMBERS))])
+        _set(header, path, value)
+    return f"header {list(path)} = {str(value)[:80]}"
+
+
+#: A string the header's JSON text gets as the bare text it holds (a number JSON cannot spell, such as NaN).
+_VERBATIM = "<verbatim {}>"
+
+
+def _header_text(header):
+    """The header as JSON text, each verbatim string replaced by its bare text."""
+    return re.sub(r'"<verbatim ([^">]*)>"', r"\1", json.dumps(header))
+
+
 MUTATIONS = [_array_value, _array_value, _array_bytes, _array_entry, _header_value, _header_value, _header_number,
-             _header_key]
+             _header_key, _array_fill, _array_fill, _array_dtype, _header_extreme, _header_extreme]
 
 
 def _vectorizer_model():
@@ -179,15 +250,35 @@ def _vocabulary_model():
         return (Path(directory) / "v.nbf").read_bytes()
 
 
-VECTORIZER_MODELS = {"vectorizer": _vectorizer_model, "vocabulary": _vocabulary_model}
+def _compact_model(name):
+    """A model of format version 2 in compact form (its statistics by feature)."""
+    def make():
+        X = np.random.default_rng(3).poisson(0.3, size=(24, 40)).astype(np.float64)
+        previous, _compact.REPRESENTATION = _compact.REPRESENTATION, "compact"
+        try:
+            model = getattr(nbfast, name)().fit(X, np.arange(24) % 3)
+        finally:
+            _compact.REPRESENTATION = previous
+        assert model._is_compact()
+        with tempfile.TemporaryDirectory() as directory:
+            nbfast.save(model, Path(directory) / "c.nbf")
+            return (Path(directory) / "c.nbf").read_bytes()
+
+    return make
+
+
+#: Models made by the test itself (stored with a vectorizer, or in compact form), beside the committed files.
+GENERATED_MODELS = {"vectorizer": _vectorizer_model, "vocabulary": _vocabulary_model,
+                     **{f"compact-{name}": _compact_model(name) for name in ("ComplementNB", "PoissonNB",
+                                                                               "CategoricalNB", "BernoulliNB")}}
 
 
 def mutated(i):
     """(file bytes, description) of case ``i``: 1 to 3 mutations of one valid file, checksums recomputed."""
     rng = np.random.default_rng([19, i])
-    stems = STEMS + list(VECTORIZER_MODELS)
+    stems = STEMS + list(GENERATED_MODELS)
     stem = stems[rng.integers(len(stems))]
-    raw = VECTORIZER_MODELS[stem]() if stem in VECTORIZER_MODELS else (DATA / f"{stem}.nbf").read_bytes()
+    raw = GENERATED_MODELS[stem]() if stem in GENERATED_MODELS else (DATA / f"{stem}.nbf").read_bytes()
     header, _, _, data_start = _layout(raw)
     data = bytearray(raw[data_start:])
     done = []
@@ -198,7 +289,7 @@ def mutated(i):
         except (KeyError, IndexError, TypeError, ValueError):  # an earlier mutation removed what this one edits
             done.append(f"{mutation.__name__} skipped")
     header["data_sha256"] = hashlib.sha256(data).hexdigest()
-    return _raw_header(raw, header) + bytes(data), f"{stem}: " + "; ".join(done)
+    return _raw_header(raw, _header_text(header)) + bytes(data), f"{stem}: " + "; ".join(done)
 
 
 # ------------------------------------------------------------------ one case
@@ -211,6 +302,9 @@ def _predict_all(model):
             result = getattr(model, method)(X)
             if result.shape[0] != 5:
                 raise AssertionError(f"{method} returned shape {result.shape}")
+        proba = model.predict_proba(X)
+    if not (np.isfinite(proba).all() and np.allclose(proba.sum(axis=1), 1.0, rtol=0, atol=1e-9)):
+        raise AssertionError(f"the loaded model's posteriors are not finite probabilities: {proba[:2]}")
 
 
 def run_case(i):

@@ -3,6 +3,8 @@ reaches the checks behind the checksums (a hostile file is well-formed on the ou
 
 import hashlib
 import json
+import tempfile
+from pathlib import Path
 
 import numpy as np
 
@@ -81,3 +83,49 @@ def _with_byte_order(raw, index, order=">"):
         header["arrays"][index]["dtype"] = swapped.str
 
     return _with_header(_with_data(raw, edit_data), set_dtype)
+
+
+def _saved(model, **kwargs):
+    """The bytes of ``model`` saved by ``nbfast.save(model, path, **kwargs)``."""
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "model.nbf"
+        persist.save(model, path, **kwargs)
+        return path.read_bytes()
+
+
+def _fitted_array_index(raw, *path):
+    """Index in the array table of the array a fitted attribute refers to, ``path`` leading into it: an attribute
+    name, then list indices, tuple items (``_sparse_feature_count``'s values are ``(name, 2)``) or the names of a
+    nested estimator's fitted attributes (``"estimators_", 0, "class_log_prior_"`` in a MixedNB)."""
+    node = _layout(raw)[0]["model"]["fitted"]
+    for key in path:
+        node = node.get("__tuple__", node.get("__estimator__", {}).get("fitted", node)) if isinstance(node, dict) \
+            else node
+        node = node[key]
+    return node["__ndarray__"]
+
+
+def _with_fitted(raw, path, edit):
+    """The file with the fitted array at ``path`` (see :func:`_fitted_array_index`) edited in place by
+    ``edit(ndarray)``, checksums valid."""
+    return _with_array(raw, _fitted_array_index(raw, *path), edit)
+
+
+def _with_fitted_dtype(raw, path, dtype, values=None):
+    """The file with the fitted array at ``path`` (see :func:`_fitted_array_index`) stored as ``dtype``, its
+    values (or ``values``) converted, in the bytes it had (a narrower dtype leaves a gap), checksums valid."""
+    index = _fitted_array_index(raw, *path)
+    header, _, _, data_start = _layout(raw)
+    entry = header["arrays"][index]
+    old = np.frombuffer(raw, dtype=entry["dtype"], count=int(np.prod(entry["shape"])),
+                        offset=data_start + entry["offset"])
+    new = np.asarray(old if values is None else values).astype(dtype)
+    assert new.nbytes <= entry["nbytes"]
+    data = bytearray(raw[data_start:])
+    data[entry["offset"]: entry["offset"] + new.nbytes] = new.tobytes()
+
+    def edit(header):
+        header["arrays"][index].update(dtype=new.dtype.str, nbytes=new.nbytes)
+        header["data_sha256"] = hashlib.sha256(data).hexdigest()
+
+    return _with_header(raw[:data_start] + bytes(data), edit)

@@ -75,7 +75,7 @@ def thread_limit(n_threads):
     """Context limiting OpenMP and BLAS threads (threadpoolctl), or a no-op when n_threads is None."""
     if n_threads is None:
         return contextlib.nullcontext()
-    return _compat.require("threadpoolctl", "bench", "--threads").threadpool_limits(limits=n_threads)
+    return _compat.threadpoolctl("--threads").threadpool_limits(limits=n_threads)
 
 
 def agreement_of(operation, nb_out, sk_out):
@@ -94,7 +94,7 @@ def agreement_text(operation, agreement):
 
 def sklearn_estimator(name):
     """scikit-learn's estimator of that name, or None when it (or scikit-learn) is missing."""
-    naive_bayes = _compat.optional("sklearn.naive_bayes")
+    naive_bayes = _compat.sklearn_module_if_installed("naive_bayes")
     return None if naive_bayes is None else vars(naive_bayes).get(name)
 
 
@@ -108,9 +108,8 @@ def machine_info(bandwidth, n_threads):
         pass
     versions = {"python": platform.python_version(), "numpy": np.__version__, "scipy": scipy.__version__,
                 "nbfast": __version__}
-    sklearn = _compat.optional("sklearn")
-    if sklearn is not None:
-        versions["scikit-learn"] = sklearn.__version__
+    if _compat.sklearn_version() is not None:
+        versions["scikit-learn"] = _compat.sklearn_version()
     info = {"cpu": cpu, "nproc": os.cpu_count(), "threads": n_threads}
     if bandwidth is not None:
         info["bandwidth_bytes_per_s"] = bandwidth
@@ -120,7 +119,7 @@ def machine_info(bandwidth, n_threads):
 
 def _thread_pools():
     """The native thread pools in use (BLAS kernel, OpenMP runtime), when threadpoolctl is installed."""
-    threadpoolctl = _compat.optional("threadpoolctl")
+    threadpoolctl = _compat.threadpoolctl_if_installed()
     if threadpoolctl is None:
         return []
     keys = ("user_api", "internal_api", "version", "architecture", "num_threads")

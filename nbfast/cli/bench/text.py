@@ -108,8 +108,8 @@ def _check_args(args):
 
 def _sklearn_classes():
     """scikit-learn's vectorizers and estimators by name, or a CommandError saying how to install them."""
-    text = _compat.require("sklearn.feature_extraction.text", "bench", "--text (which compares with scikit-learn)")
-    naive_bayes = _compat.require("sklearn.naive_bayes", "bench", "--text")
+    text = _compat.sklearn_module("feature_extraction.text", "--text (which compares with scikit-learn)", extra="bench")
+    naive_bayes = _compat.sklearn_module("naive_bayes", "--text", extra="bench")
     return {**{name: getattr(text, name) for name in VECTORIZERS},
             **{name: getattr(naive_bayes, name) for name in ESTIMATORS}}
 
@@ -149,7 +149,7 @@ def bench_vocabulary(documents, name, ngram_range, implementations, args):
 
 def bench_pipeline(documents, y, implementations, args):
     """Rows of both fitted hashing pipelines' predict and predict_proba, raw text in, with their agreement."""
-    make_pipeline = _compat.require("sklearn.pipeline", "bench", "--text").make_pipeline
+    make_pipeline = _compat.sklearn_module("pipeline", "--text", extra="bench").make_pipeline
     pipelines = {
         library: make_pipeline(classes["HashingVectorizer"](n_features=args.n_features, alternate_sign=False),
                                classes["MultinomialNB"]()).fit(documents, y)
@@ -168,7 +168,7 @@ def bench_pipeline(documents, y, implementations, args):
 def bench_train_predict(documents, y, vectorizer, estimator, implementations, args):
     """Rows of both libraries' ``make_pipeline(vectorizer(), estimator()).fit(documents, y).predict(documents)``,
     raw text to labels, with the fraction of equal labels."""
-    make_pipeline = _compat.require("sklearn.pipeline", "bench", "--text").make_pipeline
+    make_pipeline = _compat.sklearn_module("pipeline", "--text", extra="bench").make_pipeline
 
     def train_predict(classes):
         return make_pipeline(classes[vectorizer](), classes[estimator]()).fit(documents, y).predict(documents)

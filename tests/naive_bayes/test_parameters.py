@@ -1,0 +1,191 @@
+"""Parameters are validated as scikit-learn validates them: the same declared constraints, its own
+``InvalidParameterError`` (a ValueError) at fit, and an equivalent check without scikit-learn."""
+
+import itertools
+import types
+
+import numpy as np
+import pytest
+
+import nbfast
+import nbfast._compat
+from nbfast.datasets import make_documents
+from nbfast.naive_bayes import ESTIMATORS, _params
+
+sk_nb = pytest.importorskip("sklearn.naive_bayes")
+param_validation = pytest.importorskip("sklearn.utils._param_validation")
+
+#: The estimators scikit-learn has too.
+SHARED = ["MultinomialNB", "BernoulliNB", "ComplementNB", "CategoricalNB", "GaussianNB"]
+#: The estimators whose parameters nbfast declares.
+DECLARED = [*SHARED, "PoissonNB", "MixedNB", "CalibratedNB", "SemiSupervisedNB"]
+
+
+def _data(name):
+    X, y = make_documents(40, 6, 2, mean_length=8, random_state=0)
+    X = X.toarray()
+    return (np.minimum(X, 3) if name in ("CategoricalNB", "MixedNB") else X), y
+
+
+def _invalid_values(constraints):
+    """One value per constraint that none of ``constraints`` allows, as scikit-learn's own common check makes them."""
+    constraints = [param_validation.make_constraint(c) for c in constraints]
+    for constraint in constraints:
+        try:
+            value = param_validation.generate_invalid_param_val(constraint)
+        except NotImplementedError:
+            continue
+        if not any(other.is_satisfied_by(value) for other in constraints):
+            yield value
+    if not any(c.is_satisfied_by(object()) for c in constraints):
+        yield object()
+
+
+def _cases(source):
+    for name in source:
+        cls = getattr(sk_nb, name) if source is SHARED else ESTIMATORS[name]
+        for param, constraints in cls._parameter_constraints.items():
+            for i, value in enumerate(_invalid_values(constraints)):
+                yield pytest.param(name, param, value, id=f"{name}-{param}-{i}")
+
+
+@pytest.mark.parametrize("name", SHARED)
+def test_constraints_are_scikit_learns(name):
+    ours, theirs = ESTIMATORS[name]._parameter_constraints, getattr(sk_nb, name)._parameter_constraints
+
+    def described(constraints):
+        return [str(param_validation.make_constraint(c)) for c in constraints]
+
+    for param, constraints in theirs.items():
+        assert described(ours[param]) == described(constraints), param
+    assert set(ours) == set(ESTIMATORS[name]._get_param_names())
+
+
+@pytest.mark.parametrize("name", DECLARED)
+def test_every_parameter_is_declared(name):
+    assert set(ESTIMATORS[name]._parameter_constraints) == set(ESTIMATORS[name]._get_param_names())
+
+
+@pytest.mark.parametrize("name, param, value", list(_cases(SHARED)))
+def test_an_invalid_parameter_raises_what_scikit_learn_raises(name, param, value):
+    X, y = _data(name)
+    with pytest.raises(Exception) as theirs:
+        getattr(sk_nb, name)(**{param: value}).fit(X, y)
+    model = ESTIMATORS[name](**{param: value})
+    with pytest.raises(type(theirs.value), match=f"'{param}' parameter of {name}"):
+        model.fit(X, y)
+    with pytest.raises(type(theirs.value), match=f"'{param}' parameter of {name}"):
+        model.partial_fit(X, y, classes=[0, 1])
+    assert not hasattr(model, "classes_")
+
+
+@pytest.mark.parametrize("name, param, value", list(_cases(DECLARED)))
+def test_an_invalid_parameter_of_nbfast_is_refused_at_fit(name, param, value):
+    X, y = _data(name)
+    model = ESTIMATORS[name](**{param: value})
+    # CalibratedNB's cv keeps its own message, which names nbfast.calibrate for a model already fitted
+    expected = ValueError if name == "CalibratedNB" else param_validation.InvalidParameterError
+    with pytest.raises(expected, match=f"{param}"):
+        model.fit(X, y)
+    assert not hasattr(model, "classes_")
+
+
+@pytest.mark.parametrize("name, params", [
+    *[(name, {"alpha": np.inf}) for name in ("MultinomialNB", "BernoulliNB", "ComplementNB", "CategoricalNB",
+                                             "PoissonNB")],
+    ("PoissonNB", {"beta": np.inf}),
+    *[(name, {param: value}) for name in ("MultinomialNB", "BernoulliNB", "ComplementNB", "CategoricalNB")
+      for param, value in itertools.product(("fit_prior", "force_alpha"), ("yes", 1, None, object()))],
+    *[("ComplementNB", {"norm": value}) for value in ("yes", 1, None, object())],
+    ("BernoulliNB", {"binarize": -1.0}),
+])
+def test_values_scikit_learn_refuses_are_refused(name, params):
+    X, y = _data(name)
+    with pytest.raises(ValueError, match=f"'{next(iter(params))}' parameter of {name}"):
+        ESTIMATORS[name](**params).fit(X, y)
+
+
+@pytest.mark.parametrize("name", ["MultinomialNB", "BernoulliNB", "ComplementNB", "PoissonNB"])
+def test_an_infinite_alpha_in_an_array_is_refused(name):
+    X, y = _data(name)
+    alpha = np.ones(X.shape[1])
+    alpha[2] = np.inf
+    with pytest.raises(ValueError, match="alpha must be finite"):
+        ESTIMATORS[name](alpha=alpha).fit(X, y)
+
+
+def test_parameters_that_scoring_reads_are_checked_before_scoring():
+    X, y = _data("BernoulliNB")
+    model = nbfast.BernoulliNB().fit(X, y)
+    model.set_params(binarize=-1.0)
+    with pytest.raises(param_validation.InvalidParameterError, match="'binarize' parameter"):
+        model.predict(X)
+
+
+@pytest.fixture
+def standalone():
+    """nbfast's own constraint checks, the ones that run without scikit-learn."""
+
+    def check(constraints, params, caller_name):
+        refused = _params._refused(constraints, params)
+        if refused is not None:
+            _params._raise(refused, constraints[refused], params[refused], caller_name)
+
+    assert _params.InvalidParameterError is not param_validation.InvalidParameterError
+    return types.SimpleNamespace(_check=check, InvalidParameterError=_params.InvalidParameterError,
+                                 Interval=_params.Interval, StrOptions=_params.StrOptions, Options=_params.Options)
+
+
+PROBES = [0, 1, 2, -1, 0.5, -0.5, 1.5, np.inf, -np.inf, np.nan, True, False, np.bool_(True), np.int64(3),
+          np.float32(0.25), None, "error", "ignore", "feature", "yes", "", [1, 2], (1,), np.ones(3), [], {}, object()]
+
+
+@pytest.mark.parametrize("name", DECLARED)
+def test_without_scikit_learn_the_same_values_are_refused(name, standalone):
+    """Each declared constraint, rebuilt from the stand-ins, accepts exactly what scikit-learn's accepts."""
+    cls = ESTIMATORS[name]
+    for param, constraints in cls._parameter_constraints.items():
+        rebuilt = {param: [_rebuilt(c, standalone) for c in constraints]}
+        for value in PROBES:
+            try:
+                param_validation.validate_parameter_constraints(
+                    {param: constraints}, {param: value}, caller_name=name)
+                expected = None
+            except param_validation.InvalidParameterError as error:
+                expected = error
+            try:
+                standalone._check(rebuilt, {param: value}, name)
+            except standalone.InvalidParameterError as error:
+                assert expected is not None, (param, value, error)
+                assert isinstance(error, ValueError) and isinstance(error, TypeError)
+                assert str(error) == str(expected), (param, value)
+            else:
+                assert expected is None, (param, value)
+
+
+def _rebuilt(constraint, module):
+    if isinstance(constraint, param_validation.Interval):
+        return module.Interval(constraint.type, constraint.left, constraint.right, closed=constraint.closed)
+    if isinstance(constraint, param_validation.StrOptions):
+        return module.StrOptions(constraint.options)
+    if isinstance(constraint, param_validation.Options):
+        return module.Options(constraint.type, constraint.options)
+    return constraint
+
+
+@pytest.mark.parametrize("name", ["MultinomialNB", "BernoulliNB", "ComplementNB", "CategoricalNB", "PoissonNB"])
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+def test_the_alpha_too_small_warning_is_issued_once_per_fit(name, method):
+    X, y = _data(name)
+    model = ESTIMATORS[name](alpha=0.0, force_alpha=False)
+    fit = getattr(model, method)
+    kwargs = {"classes": [0, 1]} if method == "partial_fit" else {}
+    for _ in range(2):  # the first call and a later one (partial_fit continues)
+        with pytest.warns(UserWarning, match="alpha too small") as record:
+            fit(X, y, **kwargs)
+        assert len([w for w in record if "alpha too small" in str(w.message)]) == 1
+        model.predict_proba(X)
+    if name != "PoissonNB":
+        with pytest.warns(UserWarning, match="alpha too small") as record:
+            getattr(getattr(sk_nb, name)(alpha=0.0, force_alpha=False), method)(X, y, **kwargs)
+        assert len([w for w in record if "alpha too small" in str(w.message)]) == 1
