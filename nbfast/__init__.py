@@ -22,8 +22,15 @@ included, and that no import circle exists).  From the bottom up:
 """
 
 import importlib
+import os
 import sys
 import types
+
+# Idle OpenMP threads of the kernels sleep instead of spinning (unless the environment chose otherwise). On a
+# machine whose cores other work also uses, spinning threads take the time slices the working ones need: two
+# threads then ran slower than one (docs/performance.md, "Threads on a shared machine"). Set before any kernel
+# loads the OpenMP runtime, which reads it once.
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 from nbfast._version import __version__
 

@@ -160,3 +160,14 @@ def test_public_names_imported_on_first_use_are_the_functions_not_their_modules(
         """
     )
     assert output == "ok"
+
+
+def test_openmp_threads_wait_asleep_unless_the_environment_says_otherwise():
+    code = "import os, nbfast; print(os.environ['OMP_WAIT_POLICY'])"
+    for given, expected in ((None, "passive"), ("active", "active")):
+        env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+        if given is not None:
+            env["OMP_WAIT_POLICY"] = given
+        result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.strip() == expected

@@ -13,3 +13,12 @@ cdef extern from *:
     bint NBFAST_OPENMP
     int omp_get_max_threads() nogil
     int omp_get_thread_num() nogil
+
+
+# The fixed blocks the parallel loops hand out dynamically: a thread that loses its core holds up
+# at most one block, and no block's size depends on the number of threads. A block of rows is a few
+# tens of microseconds of scoring (256 rows of 20 nonzeros x 20 classes); a block of values is one
+# vectorized pass over 32 KiB of float64.
+cdef enum:
+    ROW_BLOCK = 256
+    VALUE_BLOCK = 4096

@@ -5,6 +5,7 @@ from cython.parallel cimport prange
 from libc.math cimport floor
 from libc.stdint cimport int64_t
 
+from nbfast._kernels._openmp cimport VALUE_BLOCK
 from nbfast._kernels._types cimport floating, integral
 
 
@@ -12,7 +13,7 @@ def count_bad_codes(const floating[::1] data, double upper, bint allow_nan, int 
     """Number of values that are not integers in [0, upper) (nor NaN, when ``allow_nan``)."""
     cdef Py_ssize_t k, bad = 0
     with nogil:
-        for k in prange(data.shape[0], schedule="static", num_threads=n_threads):
+        for k in prange(data.shape[0], schedule="dynamic", chunksize=VALUE_BLOCK, num_threads=n_threads):
             if not (data[k] >= 0 and data[k] < upper and floor(data[k]) == data[k]) \
                     and not (allow_nan and data[k] != data[k]):
                 bad += 1
@@ -42,7 +43,7 @@ def category_columns(
     cdef Py_ssize_t k
     cdef int64_t v, j
     with nogil:
-        for k in prange(data.shape[0], schedule="static", num_threads=n_threads):
+        for k in prange(data.shape[0], schedule="dynamic", chunksize=VALUE_BLOCK, num_threads=n_threads):
             if missing_start >= 0 and data[k] != data[k]:
                 columns[k] = missing_start + indices[k]
                 present[k] = 1.0

@@ -31,6 +31,7 @@ from libc.string cimport memcpy, memset
 import numpy as np
 
 from nbfast._kernels._math cimport SCORE_ARGMAX, finish_row, kahan_add, prefetch, prefetch_range
+from nbfast._kernels._openmp cimport ROW_BLOCK
 from nbfast._kernels._types cimport floating, integral, pointer_integral
 
 cdef enum:
@@ -192,7 +193,7 @@ def feature_class_counts(
     cdef int32_t[::1] out_classes = out_classes_array
     cdef double[::1] out_values = out_values_array
     with nogil:
-        for j in prange(n_features, schedule="static", num_threads=n_threads):
+        for j in prange(n_features, schedule="dynamic", chunksize=256, num_threads=n_threads):
             n = out_indptr[j + 1] - out_indptr[j]
             if n > 0:
                 start = slot_start[j]
@@ -344,7 +345,7 @@ def score_compact(
         acc = <double *> malloc(n_classes * sizeof(double))
         row_weight = <double *> malloc((longest + 1) * sizeof(double))
         row_start = <int64_t *> malloc((longest + 1) * sizeof(int64_t))
-        for i in prange(n_samples, schedule="guided"):
+        for i in prange(n_samples, schedule="dynamic", chunksize=ROW_BLOCK):
             for c in range(n_classes):
                 acc[c] = 0.0
             weight = 0.0

@@ -7,6 +7,7 @@ classes in index order), so the result does not depend on the thread count.
 from cython.parallel cimport parallel, prange
 from libc.stdlib cimport free, malloc
 
+from nbfast._kernels._openmp cimport ROW_BLOCK
 from nbfast._kernels._types cimport floating
 
 
@@ -37,7 +38,7 @@ def decide_rows(
         return
     with nogil, parallel(num_threads=n_threads):
         expected = <double *> malloc(n_classes * sizeof(double))
-        for r in prange(n_samples, schedule="static"):
+        for r in prange(n_samples, schedule="dynamic", chunksize=ROW_BLOCK):
             best = 0
             if use_loss:
                 for j in range(n_classes):

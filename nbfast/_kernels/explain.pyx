@@ -16,6 +16,7 @@ data on X's indices and indptr, and nothing of X is densified.
 """
 from cython.parallel cimport parallel, prange
 
+from nbfast._kernels._openmp cimport ROW_BLOCK
 from nbfast._kernels._types cimport floating, integral
 
 
@@ -41,7 +42,7 @@ def pair_terms_csr(
     if n_samples <= 0:
         return
     with nogil, parallel(num_threads=n_threads):
-        for i in prange(n_samples, schedule="static"):
+        for i in prange(n_samples, schedule="dynamic", chunksize=ROW_BLOCK):
             a = first[i]
             b = second[i]
             for k in range(X_indptr[i], X_indptr[i + 1]):

@@ -18,6 +18,7 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
 from nbfast._kernels._math cimport SCORE_ARGMAX, finish_row, prefetch
+from nbfast._kernels._openmp cimport ROW_BLOCK
 from nbfast._kernels._types cimport floating, integral
 
 cdef enum:
@@ -126,9 +127,10 @@ def class_moments_dense(
 ):
     """Weighted mean and (population) variance of each feature in each class of dense rows.
 
-    Rows are streamed in order (no gather); each thread owns a band of features
-    for every class, so each (class, feature) cell is still summed in row
-    order by one thread.  ``mean`` and ``var`` must be zeroed; classes with
+    Rows are streamed in order (no gather); the features are cut into bands
+    (up to four per thread, handed out dynamically), and each band is summed
+    by one thread, so each (class, feature) cell is still summed in row order.
+    ``mean`` and ``var`` must be zeroed; classes with
     zero weight are left at 0.  When ``observed`` is not empty it must be
     zeroed too: NaN is then a missing value, left out, and each cell's weight
     is that of its observed values (written to ``observed``), not the class's.
@@ -136,7 +138,7 @@ def class_moments_dense(
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_classes = mean.shape[0]
     cdef Py_ssize_t n_features = mean.shape[1]
-    cdef Py_ssize_t n_bands = max(1, min(<Py_ssize_t> n_threads, n_features // FEATURE_BLOCK))
+    cdef Py_ssize_t n_bands = max(1, min(4 * <Py_ssize_t> n_threads, n_features // FEATURE_BLOCK))
     cdef Py_ssize_t band, c, i, j, start, stop
     cdef bint weighted = sample_weight.shape[0] > 0
     cdef bint skip_nan = observed.shape[0] > 0
@@ -148,7 +150,7 @@ def class_moments_dense(
     # skip_nan is tested once per row: the loops over a row's features without missing values have no test
     # inside, and stay vectorized.
     with nogil:
-        for band in prange(n_bands, schedule="static", num_threads=n_threads):
+        for band in prange(n_bands, schedule="dynamic", num_threads=n_threads):
             start = band * n_features // n_bands
             stop = (band + 1) * n_features // n_bands
             for i in range(n_samples):
@@ -337,7 +339,7 @@ def score(
         indices_ptr = &indices[0]
     with nogil, parallel(num_threads=n_threads):
         acc = <double *> malloc(n_classes * sizeof(double))
-        for i in prange(n_samples, schedule="guided"):
+        for i in prange(n_samples, schedule="dynamic", chunksize=ROW_BLOCK):
             for c in range(n_classes):
                 acc[c] = bias[c]
             if sparse and skip_nan:

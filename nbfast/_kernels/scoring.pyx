@@ -18,6 +18,7 @@ from libc.stdlib cimport free, malloc
 from nbfast._kernels._math cimport (
     SCORE_ARGMAX, SCORE_JOINT_LOG_LIKELIHOOD, SCORE_LOG_PROBA, SCORE_PROBA, finish_row, prefetch_range,
 )
+from nbfast._kernels._openmp cimport ROW_BLOCK
 from nbfast._kernels._types cimport floating, integral, table_floating
 
 # What the kernel writes per row.
@@ -164,7 +165,7 @@ def score_csr(
         indices_ptr = &indices[0]
     with nogil, parallel(num_threads=n_threads):
         acc = <double *> malloc(n_classes * sizeof(double))
-        for i in prange(n_samples, schedule="guided"):
+        for i in prange(n_samples, schedule="dynamic", chunksize=ROW_BLOCK):
             row_jll(data_ptr, indices_ptr, indptr[i], indptr[i + 1], &table[0, 0], &bias[0],
                     n_classes, binarize, threshold, indices.shape[0], acc)
             finish_row(acc, n_classes, mode, NULL if mode == ARGMAX else &out[i, 0],
@@ -221,7 +222,7 @@ def argmax_csr(
         max_abs_bias = max(max_abs_bias, fabs(bias[c]))
     with nogil, parallel(num_threads=n_threads):
         acc = <double *> malloc(n_classes * sizeof(double))
-        for i in prange(n_samples, schedule="guided"):
+        for i in prange(n_samples, schedule="dynamic", chunksize=ROW_BLOCK):
             row_jll(data_ptr, indices_ptr, indptr[i], indptr[i + 1], &table[0, 0], &bias[0],
                     n_classes, binarize, threshold, indices.shape[0], acc)
             best = 0

@@ -66,7 +66,7 @@ def smoothed_log_table(
     cdef double *row_shifts
     with nogil, parallel(num_threads=n_threads):
         row_shifts = <double *> malloc(n_classes * sizeof(double))
-        for b in prange(n_blocks(n_features), schedule="static"):
+        for b in prange(n_blocks(n_features), schedule="dynamic"):
             end = min((b + 1) * FEATURE_BLOCK, n_features)
             fast = True
             for c in range(n_classes):  # the block transposed: counts' rows read in order
@@ -99,7 +99,7 @@ def column_sums(const double[:, ::1] table, int terms, int n_threads, double[:, 
         raise ValueError("LOG_COMPLEMENTS needs an output table of the table's shape.")
     with nogil, parallel(num_threads=n_threads):
         row = <double *> malloc(n_classes * sizeof(double))
-        for b in prange(n_blocks(n_features), schedule="static"):
+        for b in prange(n_blocks(n_features), schedule="dynamic"):
             end = min((b + 1) * FEATURE_BLOCK, n_features)
             for j in range(b * FEATURE_BLOCK, end):
                 if terms == VALUES:
@@ -139,7 +139,7 @@ def complement_table(
     cdef bint fast
     cdef double a
     with nogil:
-        for b in prange(n_blocks(n_features), schedule="static", num_threads=n_threads):
+        for b in prange(n_blocks(n_features), schedule="dynamic", num_threads=n_threads):
             end = min((b + 1) * FEATURE_BLOCK, n_features)
             for c in range(n_classes):
                 for j in range(b * FEATURE_BLOCK, end):
@@ -149,7 +149,7 @@ def complement_table(
     cdef double[::1] norms = totals
     cdef double[::1] zeros = np.zeros(n_classes)
     with nogil:
-        for b in prange(n_blocks(n_features), schedule="static", num_threads=n_threads):
+        for b in prange(n_blocks(n_features), schedule="dynamic", num_threads=n_threads):
             end = min((b + 1) * FEATURE_BLOCK, n_features)
             fast = True
             for j in range(b * FEATURE_BLOCK, end):
@@ -161,7 +161,7 @@ def complement_table(
     if norm:
         norms = column_sums(out, VALUES, n_threads)
     with nogil:
-        for j in prange(n_features, schedule="static", num_threads=n_threads):
+        for j in prange(n_features, schedule="dynamic", chunksize=FEATURE_BLOCK, num_threads=n_threads):
             for c in range(n_classes):
                 out[j, c] = out[j, c] / norms[c] if norm else -out[j, c]
 
@@ -175,7 +175,7 @@ def single_precision(const double[:, ::1] table, float[:, ::1] out, int n_thread
     largest_array = np.zeros((n_blocks(n_features), 3))
     cdef double[:, ::1] largest = largest_array  # per block: |out|, |table|, non-finite entries
     with nogil:
-        for b in prange(n_blocks(n_features), schedule="static", num_threads=n_threads):
+        for b in prange(n_blocks(n_features), schedule="dynamic", num_threads=n_threads):
             end = min((b + 1) * FEATURE_BLOCK, n_features)
             for j in range(b * FEATURE_BLOCK, end):
                 mean = 0.0

@@ -4,6 +4,7 @@ from cython.parallel cimport parallel, prange, threadid
 from libc.math cimport isfinite
 from libc.stdint cimport int32_t, uint32_t, uint64_t
 
+from nbfast._kernels._openmp cimport ROW_BLOCK, VALUE_BLOCK
 from nbfast._kernels._types cimport floating, integral
 
 
@@ -29,10 +30,10 @@ def count_bad_indices(const integral[::1] indices, Py_ssize_t n_features, int n_
     cdef uint32_t limit32 = <uint32_t> min(n_features, <Py_ssize_t> 1 << 31)
     with nogil:
         if integral is int32_t:
-            for k in prange(indices.shape[0], schedule="static", num_threads=n_threads):
+            for k in prange(indices.shape[0], schedule="dynamic", chunksize=VALUE_BLOCK, num_threads=n_threads):
                 bad += (<uint32_t> indices[k]) >= limit32
         else:
-            for k in prange(indices.shape[0], schedule="static", num_threads=n_threads):
+            for k in prange(indices.shape[0], schedule="dynamic", chunksize=VALUE_BLOCK, num_threads=n_threads):
                 bad += (<uint64_t> indices[k]) >= (<uint64_t> n_features)
     return bad
 
@@ -41,7 +42,7 @@ def count_bad_values(const floating[::1] data, int n_threads):
     """Return (number of NaN or infinite values, number of values below 0, -inf included)."""
     cdef Py_ssize_t k, nonfinite = 0, negative = 0
     with nogil:
-        for k in prange(data.shape[0], schedule="static", num_threads=n_threads):
+        for k in prange(data.shape[0], schedule="dynamic", chunksize=VALUE_BLOCK, num_threads=n_threads):
             # branch-free, so it vectorizes; -inf counts in both (only non-finite is reported then)
             nonfinite += not isfinite(data[k])
             negative += data[k] < 0
@@ -56,7 +57,7 @@ def count_unsorted_rows(const integral[::1] indices, const integral[::1] indptr,
     cdef Py_ssize_t n_rows = indptr.shape[0] - 1
     cdef Py_ssize_t r, k, bad = 0, in_row
     with nogil:
-        for r in prange(n_rows, schedule="static", num_threads=n_threads):
+        for r in prange(n_rows, schedule="dynamic", chunksize=ROW_BLOCK, num_threads=n_threads):
             in_row = 0
             for k in range(indptr[r] + 1, indptr[r + 1]):
                 in_row += indices[k] <= indices[k - 1]
@@ -82,7 +83,7 @@ def count_rows_with_duplicates(
     cdef uint32_t *seen
     with nogil, parallel(num_threads=n_threads):
         seen = &last_row[threadid(), 0]
-        for r in prange(n_rows, schedule="static"):
+        for r in prange(n_rows, schedule="dynamic", chunksize=ROW_BLOCK):
             in_row = 0
             for k in range(indptr[r] + 1, indptr[r + 1]):
                 in_row = in_row + (indices[k] <= indices[k - 1])

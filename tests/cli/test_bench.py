@@ -237,3 +237,15 @@ def test_compare_gives_the_relative_difference_of_float_matrices():
     assert _matrices_text({"identical": False, "max_relative_difference": 1e-13, "same_vocabulary": True}) == (
         "same vocabulary, same entries, values within 1.0e-13 relative")
     assert _matrices_text({"identical": False, "max_relative_difference": float("inf")}) == "the matrices DIFFER"
+
+
+def test_busy_runs_a_cpu_bound_process_only_for_the_measurement(capsys):
+    pytest.importorskip("sklearn")
+    with _harness.busy_core() as spinner:
+        assert spinner.poll() is None  # running
+    assert spinner.poll() is not None  # killed and reaped
+    with _harness.busy_core(False) as nothing:
+        assert nothing is None
+    tiny = ["bench", "--n-samples", "300", "--n-features", "4096", "--n-classes", "3", "--repeats", "1", "--busy"]
+    assert main(tiny + ["--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["machine"]["busy"] is True

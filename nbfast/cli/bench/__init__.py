@@ -6,6 +6,7 @@
 
 from nbfast.cli._errors import positive_int
 from nbfast.cli.bench import estimators, text
+from nbfast.cli.bench._harness import busy_core
 
 
 def add_arguments(parser):
@@ -40,6 +41,10 @@ def add_arguments(parser):
     parser.add_argument(
         "--batch-size", type=positive_int, help="rows per partial_fit call (default: a tenth of the corpus)"
     )
+    parser.add_argument(
+        "--busy", action="store_true",
+        help="run a CPU-bound process beside the measurement, as another job on a shared machine",
+    )
     parser.add_argument("--seed", type=int, default=0, help="corpus seed (default 0)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON instead of a table")
     parser.add_argument(
@@ -49,4 +54,5 @@ def add_arguments(parser):
 
 
 def run(args):
-    return (text if args.text else estimators).run(args)
+    with busy_core(args.busy):
+        return (text if args.text else estimators).run(args)

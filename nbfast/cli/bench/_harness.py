@@ -4,6 +4,8 @@ machine's description, argument checks and plain-text tables."""
 import contextlib
 import os
 import platform
+import subprocess
+import sys
 import time
 import tracemalloc
 
@@ -96,6 +98,24 @@ def sklearn_estimator(name):
     """scikit-learn's estimator of that name, or None when it (or scikit-learn) is missing."""
     naive_bayes = _compat.sklearn_module_if_installed("naive_bayes")
     return None if naive_bayes is None else vars(naive_bayes).get(name)
+
+
+@contextlib.contextmanager
+def busy_core(busy=True):
+    """Run a CPU-bound process for the duration of the block (when ``busy``), as another job on a shared machine.
+
+    Yields the process (None when not ``busy``); it is killed when the block ends.
+    """
+    if not busy:
+        yield None
+        return
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.2)  # let it start and take its core
+        yield spinner
+    finally:
+        spinner.kill()
+        spinner.wait()
 
 
 def machine_info(bandwidth, n_threads):

@@ -216,7 +216,7 @@ def run(args):
                                 **CORPORA[args.corpus][1])
         bandwidth = measure_bandwidth()
         report = {
-            "machine": machine_info(bandwidth, n_threads),
+            "machine": {**machine_info(bandwidth, n_threads), "busy": args.busy},
             "corpus": {"name": args.corpus, "n_samples": args.n_samples, "n_features": args.n_features,
                        "n_classes": args.n_classes, "nnz": int(X64.nnz), "seed": args.seed},
             "batch_size": args.batch_size,

@@ -73,7 +73,7 @@ def run(args):
         print(f"Generating {args.n_samples:,} documents, {args.n_classes} classes ...", file=log, flush=True)
         documents, y = make_text_documents(args.n_samples, args.n_classes, random_state=args.seed)
         report = {
-            "machine": machine_info(None, n_threads),
+            "machine": {**machine_info(None, n_threads), "busy": args.busy},
             "corpus": {"n_samples": len(documents), "characters": sum(map(len, documents)),
                        "n_features": args.n_features, "n_classes": args.n_classes, "seed": args.seed},
             "repeats": args.repeats, "results": [],

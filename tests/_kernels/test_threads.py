@@ -1,0 +1,65 @@
+"""The thread count: CPU affinity and cgroup quotas, and results that do not depend on it."""
+
+import numpy as np
+import pytest
+
+from nbfast._kernels import threads
+from nbfast.datasets import make_documents
+from nbfast.naive_bayes import ESTIMATORS
+
+
+def _cgroup(tmp_path, files):
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return str(tmp_path)
+
+
+@pytest.mark.parametrize(("files", "expected"), [
+    ({"cpu.max": "max 100000\n"}, None),
+    ({"cpu.max": "150000 100000\n"}, 2),
+    ({"cpu.max": "50000 100000\n"}, 1),
+    ({"cpu.max": "400000 100000\n"}, 4),
+    ({"cpu.max": "garbage\n"}, None),
+    ({"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n"}, None),
+    ({"cpu/cpu.cfs_quota_us": "250000\n", "cpu/cpu.cfs_period_us": "100000\n"}, 3),
+    ({"cpu/cpu.cfs_quota_us": "100000\n"}, None),  # no period: unknown
+    ({}, None),
+], ids=["v2-unlimited", "v2-1.5", "v2-0.5", "v2-4", "v2-garbage", "v1-unlimited", "v1-2.5", "v1-no-period", "none"])
+def test_cgroup_cpu_limit_reads_v1_and_v2_quotas(tmp_path, files, expected):
+    assert threads.cgroup_cpu_limit(_cgroup(tmp_path, files)) == expected
+
+
+def test_available_cpus_is_the_affinity_mask_capped_by_the_quota(tmp_path):
+    mask = len(__import__("os").sched_getaffinity(0))
+    assert threads.available_cpus(_cgroup(tmp_path, {})) == mask
+    assert threads.available_cpus(_cgroup(tmp_path, {"cpu.max": "100000 100000"})) == 1
+    assert threads.available_cpus(_cgroup(tmp_path, {"cpu.max": f"{100000 * (mask + 3)} 100000"})) == mask
+
+
+def test_the_default_thread_count_is_capped_by_the_cpu_budget(monkeypatch, n_threads_limit):
+    if not threads.openmp_enabled():
+        pytest.skip("a serial build runs one thread")
+    monkeypatch.setattr(threads, "_cpu_budget", 1)  # as under a one-CPU cgroup quota
+    monkeypatch.setattr(threads, "_ENVIRONMENT_LIMIT", False)
+    with n_threads_limit(threads._DEFAULT_MAX_THREADS):
+        assert threads.effective_n_threads() == 1
+    with n_threads_limit(threads._DEFAULT_MAX_THREADS + 2):  # an explicit limit is obeyed as given
+        assert threads.effective_n_threads() == threads._DEFAULT_MAX_THREADS + 2
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_results_are_bit_identical_for_1_2_and_4_threads(name, n_threads_limit):
+    X, y = make_documents(3000, 300, 5, random_state=0)
+    results = []
+    for n in (1, 2, 4):
+        with n_threads_limit(n):
+            try:
+                model = ESTIMATORS[name]().fit(X, y)
+            except TypeError:  # an estimator that needs its parts given
+                pytest.skip(f"{name} has no default construction")
+            results.append((model.predict(X), model.predict_proba(X), model.predict_joint_log_proba(X)))
+    for other in results[1:]:
+        for a, b in zip(results[0], other):
+            np.testing.assert_array_equal(a, b)
