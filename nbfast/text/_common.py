@@ -23,22 +23,64 @@ EXPANSION = 0x80000000  # lowercase table entries pointing to a multi-code-point
 NORM_CODES = {None: 0, "l1": 1, "l2": 2}
 
 
-class InvalidParameterError(ValueError, TypeError):
+class _StandaloneInvalidParameterError(ValueError, TypeError):
     """A parameter of a vectorizer has a wrong type or value (both a ValueError and a TypeError, as
     scikit-learn's InvalidParameterError)."""
 
 
+def invalid_parameter(message):
+    """The error for a wrong parameter: scikit-learn's InvalidParameterError once scikit-learn is imported
+    (nobody can catch it before), a ValueError and TypeError of nbfast's until then."""
+    validation = _compat.sklearn_module_if_loaded("utils._param_validation")
+    return (_StandaloneInvalidParameterError if validation is None else validation.InvalidParameterError)(message)
+
+
 # ----------------------------------------------------------------------------- parameters
+class ParameterConstraints:
+    """The ``_parameter_constraints`` of a class: those scikit-learn declares for its class of the same
+    name (plus nbfast's ``batch_size`` on vectorizers), read when first needed once scikit-learn is
+    imported; empty until then, since only scikit-learn's validator reads them (the checks of this
+    module apply either way)."""
+
+    def __init__(self, sklearn_name, batch_size=True):
+        self.sklearn_name = sklearn_name
+        self.batch_size = batch_size
+        self.constraints = None
+
+    def __get__(self, instance, owner=None):
+        if self.constraints is None:
+            validation = _compat.sklearn_module_if_loaded("utils._param_validation")
+            text = _compat.sklearn_module_if_installed("feature_extraction.text") if validation else None
+            if text is None:
+                return {}
+            constraints = dict(vars(text)[self.sklearn_name]._parameter_constraints)
+            if self.batch_size:
+                constraints["batch_size"] = [validation.Interval(Integral, 1, None, closed="left")]
+            self.constraints = constraints
+        return self.constraints
+
+
+def check_constraints(estimator):
+    """Check the parameters against ``_parameter_constraints`` with scikit-learn's validator (its
+    InvalidParameterError and message) once it is imported: at fit, as scikit-learn does (the
+    checks of this module run at every call)."""
+    constraints = type(estimator)._parameter_constraints
+    if constraints:
+        _compat.sklearn_module("utils._param_validation", "parameter validation").validate_parameter_constraints(
+            constraints, estimator.get_params(deep=False), caller_name=type(estimator).__name__
+        )
+
+
 def check_positive_int(estimator, name):
     value = getattr(estimator, name)
     if not isinstance(value, Integral) or isinstance(value, bool) or value < 1:
-        raise InvalidParameterError(f"{name} must be a positive integer, got {value!r}.")
+        raise invalid_parameter(f"{name} must be a positive integer, got {value!r}.")
 
 
 def check_bool(estimator, name):
     value = getattr(estimator, name)
     if not isinstance(value, (bool, np.bool_)):
-        raise InvalidParameterError(
+        raise invalid_parameter(
             f"The {name!r} parameter of {type(estimator).__name__} must be a bool, got {value!r}."
         )
 
@@ -49,7 +91,7 @@ def check_choice(estimator, name, choices, allow_callable=False):
                                                   for c in choices):
         return
     options = ", ".join(repr(c) for c in choices) + (" or a callable" if allow_callable else "")
-    raise InvalidParameterError(f"{name} must be one of {options}; got {value!r}.")
+    raise invalid_parameter(f"{name} must be one of {options}; got {value!r}.")
 
 
 def check_ngram_range(estimator):
@@ -58,11 +100,13 @@ def check_ngram_range(estimator):
         not isinstance(ngram, tuple)
         or len(ngram) != 2
         or not all(isinstance(n, Integral) and not isinstance(n, bool) for n in ngram)
-        or not 1 <= ngram[0] <= ngram[1]
+        or min(ngram) < 1
     ):
-        raise InvalidParameterError(
+        raise invalid_parameter(
             f"ngram_range must be a tuple (min_n, max_n) of integers with 1 <= min_n <= max_n, got {ngram!r}."
         )
+    if ngram[0] > ngram[1]:
+        raise ValueError(f"Invalid value for ngram_range={ngram} lower boundary larger than the upper boundary.")
 
 
 def check_analyzer_params(estimator):
@@ -71,14 +115,14 @@ def check_analyzer_params(estimator):
     check_choice(estimator, "analyzer", ("word", "char", "char_wb"), allow_callable=True)
     check_choice(estimator, "decode_error", ("strict", "ignore", "replace"))
     if not isinstance(estimator.encoding, str):
-        raise InvalidParameterError(f"encoding must be a str, got {estimator.encoding!r}.")
+        raise invalid_parameter(f"encoding must be a str, got {estimator.encoding!r}.")
     if estimator.strip_accents and not callable(estimator.strip_accents):
         check_choice(estimator, "strip_accents", ("ascii", "unicode", None), allow_callable=True)
     for name in ("preprocessor", "tokenizer"):
         if getattr(estimator, name) is not None and not callable(getattr(estimator, name)):
-            raise InvalidParameterError(f"{name} must be a callable or None, got {getattr(estimator, name)!r}.")
+            raise invalid_parameter(f"{name} must be a callable or None, got {getattr(estimator, name)!r}.")
     if estimator.token_pattern is not None and not isinstance(estimator.token_pattern, str):
-        raise InvalidParameterError(f"token_pattern must be a str or None, got {estimator.token_pattern!r}.")
+        raise invalid_parameter(f"token_pattern must be a str or None, got {estimator.token_pattern!r}.")
     check_bool(estimator, "lowercase")
     check_ngram_range(estimator)
     check_positive_int(estimator, "batch_size")
@@ -103,6 +147,13 @@ def sklearn_class(name, estimator, native):
     text = _compat.sklearn_module("feature_extraction.text",
                                  f"nbfast.text.{type(estimator).__name__} beyond {native}")
     return vars(text)[name]
+
+
+def transformer_tags(preserves_dtype):
+    """scikit-learn's TransformerTags (for ``__sklearn_tags__``, which only scikit-learn calls)."""
+    return _compat.sklearn_module("utils", "estimator tags").TransformerTags(
+        preserves_dtype=list(preserves_dtype)
+    )
 
 
 # ----------------------------------------------------------------------------- documents
@@ -138,10 +189,22 @@ class DocumentBatch(NamedTuple):
     n_threads: int
     max_tokens: np.ndarray  # per document, an upper bound on its tokens
 
+    def ngram_bounds(self, ngram_range):
+        """(min_n, max_n) for the kernels: the same n-grams, max_n at most the tokens of the longest
+        document (min_n just above it when no document is that long), so any ngram_range fits a C int
+        and costs nothing beyond the tokens there are."""
+        min_n, max_n = ngram_range
+        longest = int(self.max_tokens.max())
+        max_n = min(max_n, longest)
+        return min(min_n, max_n + 1), max_n
+
     def feature_slots(self, ngram_range):
         """Per document, the offset of a slot that holds all its n-grams (n_documents + 1 entries)."""
-        min_n, max_n = ngram_range
-        slots = sum(np.maximum(self.max_tokens - (n - 1), 0) for n in range(min_n, max_n + 1))
+        min_n, max_n = self.ngram_bounds(ngram_range)
+        # a document of T tokens has T - n + 1 n-grams for each n <= T: summed over min_n <= n <= min(max_n, T)
+        top = np.minimum(self.max_tokens, max_n)
+        sizes = np.maximum(top - min_n + 1, 0)
+        slots = sizes * (self.max_tokens + 1) - sizes * (min_n + top) // 2
         raw_ptr = np.zeros(len(self.documents) + 1, dtype=np.int64)
         np.cumsum(slots, out=raw_ptr[1:])
         return raw_ptr

@@ -16,6 +16,7 @@ import scipy.sparse as sp
 from nbfast._compat import BaseEstimator
 from nbfast._kernels import hashing as _hashing
 from nbfast.text import _common
+from nbfast.text._analysis import AnalysisMixin
 from nbfast.text._common import DEFAULT_TOKEN_PATTERN
 
 NATIVE_DTYPES = (np.float32, np.float64)
@@ -27,14 +28,16 @@ SKLEARN_PARAMS = (
 )  # fmt: skip
 
 
-class HashingVectorizer(BaseEstimator):
+class HashingVectorizer(AnalysisMixin, BaseEstimator):
     """Convert a collection of text documents to a matrix of hashed token occurrences.
 
     Same parameters and output as :class:`sklearn.feature_extraction.text.HashingVectorizer`,
     plus ``batch_size``.  The word analyzer with the default ``token_pattern``
     (optionally lowercased, any ``ngram_range``, float32/float64 ``dtype``) runs in
-    nbfast's parallel kernels; any other configuration delegates each batch to
-    scikit-learn, which must then be installed.
+    nbfast's parallel kernels; any other configuration, and any subclass that
+    overrides ``build_analyzer``, ``build_preprocessor``, ``build_tokenizer``,
+    ``decode`` or ``get_stop_words``, delegates each batch to scikit-learn, which
+    must then be installed.
 
     Parameters
     ----------
@@ -85,6 +88,14 @@ class HashingVectorizer(BaseEstimator):
     >>> X.shape
     (2, 16)
     """
+
+    _parameter_constraints = _common.ParameterConstraints("HashingVectorizer")
+    _sklearn_name = "HashingVectorizer"
+    _sklearn_params = SKLEARN_PARAMS
+    _native = (
+        "only the word analyzer with the default token_pattern, no preprocessor, tokenizer, stop_words or "
+        "strip_accents, input='content' and a float32/float64 dtype"
+    )
 
     def __init__(
         self,
@@ -139,17 +150,8 @@ class HashingVectorizer(BaseEstimator):
             _common.uses_native_tokenizer(self)
             and self.stop_words is None
             and any(np.dtype(self.dtype) == t for t in NATIVE_DTYPES)
+            and not self._overridden()
         )
-
-    def _sklearn_vectorizer(self):
-        """scikit-learn's HashingVectorizer with the same options, for what nbfast does not implement."""
-        SklearnHashingVectorizer = _common.sklearn_class(
-            "HashingVectorizer",
-            self,
-            "only the word analyzer with the default token_pattern, no preprocessor, tokenizer, stop_words or "
-            "strip_accents, input='content' and a float32/float64 dtype",
-        )
-        return SklearnHashingVectorizer(**{name: getattr(self, name) for name in SKLEARN_PARAMS})
 
     # ------------------------------------------------------------------ API
     def fit(self, X, y=None):
@@ -168,9 +170,10 @@ class HashingVectorizer(BaseEstimator):
             This vectorizer.
         """
         _common.check_not_string(X)
+        _common.check_constraints(self)
         self._validate_params()
         if not self._is_native():
-            self._sklearn_vectorizer().fit([], y)
+            self._sklearn_twin().fit([], y)
         return self
 
     def partial_fit(self, X, y=None):
@@ -207,8 +210,11 @@ class HashingVectorizer(BaseEstimator):
         """
         _common.check_not_string(X)
         self._validate_params()
-        batch = self._native_batch if self._is_native() else self._sklearn_vectorizer().transform
+        twin = None if self._is_native() else self._sklearn_twin()
+        batch = self._native_batch if twin is None else twin.transform
         parts = [sp.csr_matrix(batch(chunk)) for chunk in _common.batches(X, self.batch_size)]
+        if twin is not None:
+            self._keep_stop_words_check(twin)
         if not parts:
             raise ValueError("Cannot vectorize empty sequence.")
         return _common.as_configured_sparse(_common.stack_rows(parts))
@@ -235,6 +241,7 @@ class HashingVectorizer(BaseEstimator):
         tags.input_tags.string = True
         tags.input_tags.two_d_array = False
         tags.requires_fit = False
+        tags.transformer_tags = _common.transformer_tags(["float64"])
         return tags
 
     # ------------------------------------------------------------------ kernels
@@ -245,7 +252,7 @@ class HashingVectorizer(BaseEstimator):
         raw_ptr = batch.feature_slots(self.ngram_range)
         raw = np.empty(raw_ptr[-1], dtype=np.uint64)
         nnz = np.empty(n_documents, dtype=np.int64)
-        min_n, max_n = self.ngram_range
+        min_n, max_n = batch.ngram_bounds(self.ngram_range)
         _hashing.hash_documents(
             batch.views, min_n, max_n, self.n_features, bool(self.alternate_sign), raw_ptr, raw, nnz, batch.n_threads
         )

@@ -75,6 +75,8 @@ class TfidfTransformer(BaseEstimator):
     array([1.   , 1.693, 1.693])
     """
 
+    _parameter_constraints = _common.ParameterConstraints("TfidfTransformer", batch_size=False)
+
     def __init__(self, *, norm="l2", use_idf=True, smooth_idf=True, sublinear_tf=False):
         self.norm = norm
         self.use_idf = use_idf
@@ -96,6 +98,7 @@ class TfidfTransformer(BaseEstimator):
         self : object
             This transformer.
         """
+        _common.check_constraints(self)
         _check_tfidf_params(self)
         names = _feature_names(X)
         X = check_X(X, self, reset=True)
@@ -135,9 +138,13 @@ class TfidfTransformer(BaseEstimator):
         X : sparse matrix of shape (n_samples, n_features)
             Tf-idf weighted matrix (float32 for float32 input, float64 otherwise).
         """
-        check_is_fitted(self, "n_features_in_")
+        # idf_ assigned without a fit is enough (scikit-learn's transform takes it): its length is then the
+        # number of features X must have (checked before weighting)
+        idf_only = "n_features_in_" not in self.__dict__ and "idf_" in self.__dict__
+        if not idf_only:
+            check_is_fitted(self, "n_features_in_")
         _check_tfidf_params(self)
-        converted = check_X(_as_float(X) if sp.issparse(X) else X, self, reset=False)
+        converted = check_X(_as_float(X) if sp.issparse(X) else X, self, reset=idf_only)
         if copy and sp.issparse(X) and np.may_share_memory(converted.data, X.data):
             converted = converted.copy()
         return _common.as_configured_sparse(self._weight(converted))
@@ -190,7 +197,7 @@ class TfidfTransformer(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
-        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.transformer_tags = _common.transformer_tags(["float64", "float32"])
         return tags
 
 
@@ -241,6 +248,8 @@ stop_words, token_pattern, ngram_range, max_df, min_df, max_features, vocabulary
     >>> X.shape
     (2, 6)
     """
+
+    _parameter_constraints = _common.ParameterConstraints("TfidfVectorizer")
 
     def __init__(
         self,
@@ -348,6 +357,7 @@ stop_words, token_pattern, ngram_range, max_df, min_df, max_features, vocabulary
 
     def _fit_documents(self, raw_documents, want_matrix):
         """Fit the vocabulary and idf; return the counts (None when not wanted and not needed)."""
+        _common.check_constraints(self)
         self._validate_params()
         self._check_params()
         self._tfidf = self._transformer()

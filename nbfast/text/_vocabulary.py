@@ -27,7 +27,8 @@ from nbfast._compat import BaseEstimator
 from nbfast._kernels import vocabulary as _vocabulary
 from nbfast._kernels.threads import effective_n_threads
 from nbfast.text import _common
-from nbfast.text._common import DEFAULT_TOKEN_PATTERN, InvalidParameterError
+from nbfast.text._analysis import AnalysisMixin
+from nbfast.text._common import DEFAULT_TOKEN_PATTERN, invalid_parameter
 
 # The options scikit-learn's CountVectorizer takes, in its constructor's order.
 SKLEARN_PARAMS = (
@@ -45,7 +46,7 @@ NATIVE = (
 )
 
 
-class CountVectorizer(BaseEstimator):
+class CountVectorizer(AnalysisMixin, BaseEstimator):
     """Convert a collection of text documents to a matrix of token counts.
 
     Same parameters, attributes and output as
@@ -53,7 +54,9 @@ class CountVectorizer(BaseEstimator):
     The word analyzer with the default ``token_pattern`` (any ``lowercase``,
     ``ngram_range``, ``stop_words``, ``max_df``, ``min_df``, ``max_features``,
     ``vocabulary``, ``binary`` and numeric ``dtype``) runs in nbfast's parallel
-    kernels; any other configuration runs scikit-learn, which must then be installed.
+    kernels; any other configuration, and any subclass that overrides
+    ``build_analyzer``, ``build_preprocessor``, ``build_tokenizer``, ``decode`` or
+    ``get_stop_words``, runs scikit-learn, which must then be installed.
 
     Parameters
     ----------
@@ -117,6 +120,11 @@ class CountVectorizer(BaseEstimator):
     array(['brown', 'dog', 'fox', 'lazy', 'quick', 'the'], dtype=object)
     """
 
+    _parameter_constraints = _common.ParameterConstraints("CountVectorizer")
+    _sklearn_name = "CountVectorizer"
+    _sklearn_params = SKLEARN_PARAMS
+    _native = NATIVE
+
     def __init__(
         self,
         *,
@@ -165,38 +173,42 @@ class CountVectorizer(BaseEstimator):
             value = getattr(self, name)
             if not (isinstance(value, Integral) and value >= 1 or isinstance(value, Real)
                     and not isinstance(value, Integral) and 0.0 <= value <= 1.0):  # fmt: skip
-                raise InvalidParameterError(
+                raise invalid_parameter(
                     f"{name} must be a float in [0.0, 1.0] or an int >= 1, got {value!r}."
                 )
         if self.max_features is not None and not (isinstance(self.max_features, Integral) and self.max_features >= 1):
-            raise InvalidParameterError(f"max_features must be an int >= 1 or None, got {self.max_features!r}.")
+            raise invalid_parameter(f"max_features must be an int >= 1 or None, got {self.max_features!r}.")
         if not (self.stop_words is None or isinstance(self.stop_words, list) or _is_english(self.stop_words)):
-            raise InvalidParameterError(f"stop_words must be 'english', a list or None, got {self.stop_words!r}.")
+            raise invalid_parameter(f"stop_words must be 'english', a list or None, got {self.stop_words!r}.")
         if self.vocabulary is not None and not (
             isinstance(self.vocabulary, Mapping) or hasattr(self.vocabulary, "__iter__")
         ):
-            raise InvalidParameterError(
+            raise invalid_parameter(
                 f"vocabulary must be a mapping, an iterable or None, got {self.vocabulary!r}."
             )
         _common.check_bool(self, "binary")
         try:
             np.dtype(self.dtype)
         except TypeError as exc:
-            raise InvalidParameterError(f"dtype must be a numpy data type, got {self.dtype!r} ({exc}).") from None
+            raise invalid_parameter(f"dtype must be a numpy data type, got {self.dtype!r} ({exc}).") from None
 
     def _is_native(self):
         """Whether the nbfast kernels implement this configuration exactly."""
         dtype = np.dtype(self.dtype)
         # scipy.sparse has no float16: scikit-learn's own error for it
-        return _common.uses_native_tokenizer(self) and dtype.kind in "biuf" and dtype != np.float16
+        return (
+            _common.uses_native_tokenizer(self)
+            and dtype.kind in "biuf"
+            and dtype != np.float16
+            and not self._overridden()
+        )
 
     def _sklearn_counter(self):
         """scikit-learn's CountVectorizer with the same options and, when fitted, the same vocabulary."""
         if self._unbuilt() is not None:
             self.vocabulary_  # noqa: B018 - builds it
-        SklearnCountVectorizer = _common.sklearn_class("CountVectorizer", self, NATIVE)
-        counter = SklearnCountVectorizer(**{name: getattr(self, name) for name in SKLEARN_PARAMS})
-        for name in ("vocabulary_", "fixed_vocabulary_", "_stop_words_id"):
+        counter = self._sklearn_twin()
+        for name in ("vocabulary_", "fixed_vocabulary_"):
             if name in self.__dict__:
                 setattr(counter, name, self.__dict__[name])
         return counter
@@ -237,24 +249,6 @@ class CountVectorizer(BaseEstimator):
                 raise _compat.NotFittedError("Vocabulary not fitted or provided")
         if len(self.vocabulary_) == 0:
             raise ValueError("Vocabulary is empty")
-
-    def get_stop_words(self):
-        """Build or fetch the effective stop words list.
-
-        Returns
-        -------
-        stop_words : frozenset or None
-            The stop words ("english" is scikit-learn's ``ENGLISH_STOP_WORDS``).
-        """
-        if self.stop_words is None:
-            return None
-        if isinstance(self.stop_words, str):
-            if not _is_english(self.stop_words):
-                raise ValueError(f"not a built-in stop list: {self.stop_words}")
-            text = _compat.sklearn_module("feature_extraction.text",
-                                         "stop_words='english' (scikit-learn's list; or give stop_words as a list instead)")
-            return text.ENGLISH_STOP_WORDS
-        return frozenset(self.stop_words)
 
     def _stop_terms(self):
         """The stop words as a TermSet for the kernels (None without stop words), after scikit-learn's
@@ -355,7 +349,10 @@ class CountVectorizer(BaseEstimator):
         self._validate_params()
         self._check_vocabulary()
         if not self._is_native():
-            return sp.csr_matrix(self._sklearn_counter().transform(raw_documents))
+            counter = self._sklearn_counter()
+            X = sp.csr_matrix(counter.transform(raw_documents))
+            self._keep_stop_words_check(counter)
+            return X
         return self._native_transform(raw_documents)
 
     def inverse_transform(self, X):
@@ -389,22 +386,6 @@ class CountVectorizer(BaseEstimator):
         """
         self._check_vocabulary()
         return np.asarray([t for t, i in sorted(self.vocabulary_.items(), key=itemgetter(1))], dtype=object)
-
-    def build_analyzer(self):
-        """scikit-learn's analyzer for these options (a callable from a document to its features)."""
-        return self._sklearn_counter().build_analyzer()
-
-    def build_preprocessor(self):
-        """scikit-learn's preprocessor for these options."""
-        return self._sklearn_counter().build_preprocessor()
-
-    def build_tokenizer(self):
-        """scikit-learn's tokenizer for these options."""
-        return self._sklearn_counter().build_tokenizer()
-
-    def decode(self, doc):
-        """Decode a document into str, as scikit-learn does."""
-        return self._sklearn_counter().decode(doc)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -447,6 +428,7 @@ class CountVectorizer(BaseEstimator):
         column, number of documents) or None).  When the vocabulary is fixed or scikit-learn does the work,
         the counts are always returned, the statistics never."""
         _common.check_not_string(raw_documents)
+        _common.check_constraints(self)
         self._validate_params()
         self.__dict__.pop("_unbuilt_vocabulary", None)  # the last fit's
         if not self._is_native():
@@ -456,7 +438,7 @@ class CountVectorizer(BaseEstimator):
             X = sp.csr_matrix(counter.fit_transform(raw_documents))
             self.vocabulary_ = counter.vocabulary_
             self.fixed_vocabulary_ = counter.fixed_vocabulary_
-            self._stop_words_id = getattr(counter, "_stop_words_id", None)
+            self._keep_stop_words_check(counter)
             return X, None
         self._validate_vocabulary()
         if self.fixed_vocabulary_:
@@ -475,9 +457,9 @@ class CountVectorizer(BaseEstimator):
         needs_sums = self.max_features is not None and not _is_one_of(dtype, EXACT_SUM_DTYPES)
         builder = _vocabulary.VocabularyBuilder(want_matrix or needs_sums)
         stop = self._stop_terms()
-        min_n, max_n = self.ngram_range
         for chunk in _common.batches(raw_documents, self.batch_size):
             batch = _common.prepare_documents(chunk, self.lowercase, self.encoding, self.decode_error)
+            min_n, max_n = batch.ngram_bounds(self.ngram_range)
             builder.count(batch.views, min_n, max_n, stop, batch.feature_slots(self.ngram_range), batch.n_threads)
         if len(builder) == 0:
             raise ValueError("empty vocabulary; perhaps the documents only contain stop words")
@@ -587,9 +569,9 @@ class CountVectorizer(BaseEstimator):
     def _native_transform(self, raw_documents):
         counter = _vocabulary.FixedCounter(self._vocabulary_terms())
         stop = self._stop_terms()
-        min_n, max_n = self.ngram_range
         for chunk in _common.batches(raw_documents, self.batch_size):
             batch = _common.prepare_documents(chunk, self.lowercase, self.encoding, self.decode_error)
+            min_n, max_n = batch.ngram_bounds(self.ngram_range)
             counter.count(batch.views, min_n, max_n, stop, batch.feature_slots(self.ngram_range), batch.n_threads)
         unbuilt = self._unbuilt()
         return self._rows_to_csr(counter, None, len(self.vocabulary_) if unbuilt is None else len(unbuilt[0]))
