@@ -23,7 +23,7 @@ change what they derive from when scikit-learn is imported:
   ``__init_subclass__`` hooks (metadata routing) are replayed on the classes
   created before.
 
-``NotFittedError`` and ``DataConversionWarning`` are read as attributes of this
+``NotFittedError``, ``DataConversionWarning`` and ``InvalidParameterError`` are read as attributes of this
 module where they are raised (``raise _compat.NotFittedError(...)``): they are
 scikit-learn's own classes once it is imported (nobody can catch those before),
 light stand-ins until then.
@@ -269,15 +269,25 @@ class _StandaloneDataConversionWarning(UserWarning):
     """An implicit conversion of the data."""
 
 
-# scikit-learn's classes once it is imported (no one can catch them before), the stand-ins until then.
-_EXCEPTIONS = {"NotFittedError": _StandaloneNotFittedError, "DataConversionWarning": _StandaloneDataConversionWarning}
+class _StandaloneInvalidParameterError(ValueError, TypeError):
+    """A parameter has a type or value its constraints do not allow (both a ValueError and a TypeError)."""
+
+
+# name -> (scikit-learn's module holding its class, the stand-in): scikit-learn's class once it is imported (no
+# one can catch it before), the stand-in until then.
+_EXCEPTIONS = {
+    "NotFittedError": ("exceptions", _StandaloneNotFittedError),
+    "DataConversionWarning": ("exceptions", _StandaloneDataConversionWarning),
+    "InvalidParameterError": ("utils._param_validation", _StandaloneInvalidParameterError),
+}
 
 
 def __getattr__(name):
     # _compat.NotFittedError, read where it is raised or caught (an import by name would fix it too early)
     if name in _EXCEPTIONS:
-        exceptions = sklearn_module_if_loaded("exceptions")
-        return _EXCEPTIONS[name] if exceptions is None else getattr(exceptions, name)
+        module, standalone = _EXCEPTIONS[name]
+        loaded = sklearn_module_if_loaded(module)
+        return standalone if loaded is None else getattr(loaded, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -41,6 +41,12 @@ NO_SKLEARN = textwrap.dedent(
     else:
         raise AssertionError("predict before fit must raise NotFittedError")
     try:
+        nbfast.MultinomialNB(alpha=-1.0).fit(X, y)
+    except ValueError as exc:
+        assert isinstance(exc, TypeError) and "'alpha' parameter of MultinomialNB" in str(exc)
+    else:
+        raise AssertionError("fit must refuse alpha=-1")
+    try:
         nbfast.MultinomialNB().fit(X, np.linspace(0, 1, X.shape[0]))
     except ValueError as exc:
         assert "continuous" in str(exc)

@@ -20,9 +20,6 @@ import numpy as np
 from nbfast import _compat
 
 
-class InvalidParameterError(ValueError, TypeError):
-    """A parameter of an estimator has a value its constraints do not allow."""
-
 class Interval:
     """Numbers of ``type`` between ``left`` and ``right`` (None: unbounded), ``closed`` on which sides."""
 
@@ -101,7 +98,7 @@ def _refused(constraints, params):
 def _raise(name, allowed, value, caller_name):
     described = [_describe(c) for c in allowed]
     expected = described[0] if len(described) == 1 else f"{', '.join(described[:-1])} or {described[-1]}"
-    raise InvalidParameterError(f"The {name!r} parameter of {caller_name} must be {expected}. Got {value!r} instead.")
+    raise _compat.InvalidParameterError(f"The {name!r} parameter of {caller_name} must be {expected}. Got {value!r} instead.")
 
 
 def _as_sklearn(constraints, validation):

@@ -23,16 +23,10 @@ EXPANSION = 0x80000000  # lowercase table entries pointing to a multi-code-point
 NORM_CODES = {None: 0, "l1": 1, "l2": 2}
 
 
-class _StandaloneInvalidParameterError(ValueError, TypeError):
-    """A parameter of a vectorizer has a wrong type or value (both a ValueError and a TypeError, as
-    scikit-learn's InvalidParameterError)."""
-
-
 def invalid_parameter(message):
     """The error for a wrong parameter: scikit-learn's InvalidParameterError once scikit-learn is imported
     (nobody can catch it before), a ValueError and TypeError of nbfast's until then."""
-    validation = _compat.sklearn_module_if_loaded("utils._param_validation")
-    return (_StandaloneInvalidParameterError if validation is None else validation.InvalidParameterError)(message)
+    return _compat.InvalidParameterError(message)
 
 
 # ----------------------------------------------------------------------------- parameters

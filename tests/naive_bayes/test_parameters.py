@@ -131,8 +131,8 @@ def standalone():
         if refused is not None:
             _params._raise(refused, constraints[refused], params[refused], caller_name)
 
-    assert _params.InvalidParameterError is not param_validation.InvalidParameterError
-    return types.SimpleNamespace(_check=check, InvalidParameterError=_params.InvalidParameterError,
+    # raised as scikit-learn's class here (it is imported), as nbfast's stand-in without it (test_compat)
+    return types.SimpleNamespace(_check=check, InvalidParameterError=ValueError,
                                  Interval=_params.Interval, StrOptions=_params.StrOptions, Options=_params.Options)
 
 
