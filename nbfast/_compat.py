@@ -261,33 +261,33 @@ class _BaseComposition(_StandaloneComposition, BaseEstimator):
     """Base of estimators made of named parts: scikit-learn's ``_BaseComposition`` once it is imported."""
 
 
-class _StandaloneNotFittedError(ValueError, AttributeError):
-    """Raised when an estimator is used before it is fitted."""
+class _StandIns:
+    """The exceptions nbfast raises until scikit-learn is imported, under scikit-learn's names."""
+
+    class NotFittedError(ValueError, AttributeError):
+        """Raised when an estimator is used before it is fitted."""
+
+    class DataConversionWarning(UserWarning):
+        """An implicit conversion of the data."""
+
+    class InvalidParameterError(ValueError, TypeError):
+        """A parameter has a type or value its constraints do not allow (both a ValueError and a TypeError)."""
 
 
-class _StandaloneDataConversionWarning(UserWarning):
-    """An implicit conversion of the data."""
-
-
-class _StandaloneInvalidParameterError(ValueError, TypeError):
-    """A parameter has a type or value its constraints do not allow (both a ValueError and a TypeError)."""
-
-
-# name -> (scikit-learn's module holding its class, the stand-in): scikit-learn's class once it is imported (no
-# one can catch it before), the stand-in until then.
+# name -> scikit-learn's module holding the class: its class once it is imported (no one can catch it before),
+# the stand-in of the same name until then.
 _EXCEPTIONS = {
-    "NotFittedError": ("exceptions", _StandaloneNotFittedError),
-    "DataConversionWarning": ("exceptions", _StandaloneDataConversionWarning),
-    "InvalidParameterError": ("utils._param_validation", _StandaloneInvalidParameterError),
+    "NotFittedError": "exceptions",
+    "DataConversionWarning": "exceptions",
+    "InvalidParameterError": "utils._param_validation",
 }
 
 
 def __getattr__(name):
     # _compat.NotFittedError, read where it is raised or caught (an import by name would fix it too early)
     if name in _EXCEPTIONS:
-        module, standalone = _EXCEPTIONS[name]
-        loaded = sklearn_module_if_loaded(module)
-        return standalone if loaded is None else getattr(loaded, name)
+        loaded = sklearn_module_if_loaded(_EXCEPTIONS[name])
+        return getattr(_StandIns if loaded is None else loaded, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
