@@ -11,6 +11,7 @@ binds nbfast's classes; collection fails if it did not.
 import sys
 
 import pytest
+from _deselection import check_deselected_exist, deselect
 
 import nbfast
 
@@ -47,18 +48,11 @@ def _check_module(module):
     not_ours = sorted(name for name, cls in estimators.items() if name not in _patched or cls is not getattr(nbfast, name))
     if not estimators or not_ours:
         raise pytest.UsageError(f"{SKLEARN_TEST_MODULE} does not test nbfast's {not_ours or 'estimators'}.")
-    stale = sorted(key for key in DESELECTED if not callable(vars(module).get(key.partition("[")[0])))
-    if stale:
-        raise pytest.UsageError(f"Deselected tests not in {SKLEARN_TEST_MODULE}: {stale}; update DESELECTED.")
+    check_deselected_exist(module, DESELECTED)
 
 
 def pytest_collection_modifyitems(config, items):
     module = sys.modules.get(SKLEARN_TEST_MODULE)
     if module is not None:
         _check_module(module)
-    kept, deselected = [], []
-    for item in items:
-        (deselected if item.name in DESELECTED or item.originalname in DESELECTED else kept).append(item)
-    if deselected:
-        config.hook.pytest_deselected(items=deselected)
-        items[:] = kept
+    deselect(config, items, DESELECTED)

@@ -15,6 +15,7 @@ import importlib
 import sys
 
 import pytest
+from _deselection import check_deselected_exist, deselect
 
 import nbfast.text
 
@@ -52,18 +53,11 @@ def _check_module(module):
     not_ours = sorted(name for name in REBOUND if vars(module).get(name) is not getattr(nbfast.text, name))
     if not_ours:
         raise pytest.UsageError(f"{SKLEARN_TEST_MODULE} does not test nbfast's {not_ours}.")
-    stale = sorted(key for key in DESELECTED if not callable(vars(module).get(key.partition("[")[0])))
-    if stale:
-        raise pytest.UsageError(f"Deselected tests not in {SKLEARN_TEST_MODULE}: {stale}; update DESELECTED.")
+    check_deselected_exist(module, DESELECTED)
 
 
 def pytest_collection_modifyitems(config, items):
     module = sys.modules.get(SKLEARN_TEST_MODULE)
     if module is not None:
         _check_module(module)
-    kept, deselected = [], []
-    for item in items:
-        (deselected if item.name in DESELECTED or item.originalname in DESELECTED else kept).append(item)
-    if deselected:
-        config.hook.pytest_deselected(items=deselected)
-        items[:] = kept
+    deselect(config, items, DESELECTED)

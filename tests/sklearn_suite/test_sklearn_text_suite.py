@@ -22,7 +22,7 @@ def run_sklearn_text_tests(plugin, *args, plugin_folder=Path(__file__).parent):
     pytest.importorskip("sklearn")
     if importlib.util.find_spec(SKLEARN_TEXT_TESTS) is None:
         pytest.skip(f"this scikit-learn was installed without its tests ({SKLEARN_TEXT_TESTS})")
-    paths = [str(plugin_folder), *filter(None, [os.environ.get("PYTHONPATH")])]
+    paths = [str(plugin_folder), str(Path(__file__).parent), *filter(None, [os.environ.get("PYTHONPATH")])]
     command = [sys.executable, "-m", "pytest", "-p", plugin, "--pyargs", SKLEARN_TEXT_TESTS,
                "-q", "-rfE", "-p", "no:cacheprovider", *args]
     run = subprocess.run(command, capture_output=True, text=True, check=False, env=dict(os.environ, PYTHONPATH=os.pathsep.join(paths)))
