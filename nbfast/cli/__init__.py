@@ -10,12 +10,12 @@ files (exit status 128 + the signal's number: 143, 129).
 import argparse
 import contextlib
 import importlib
+import os
 import signal
 import sys
 
 from nbfast._version import __version__
 from nbfast.cli._errors import USER_ERRORS, CommandError, in_cli_words
-from nbfast.persist._files import CLEANUP_SIGNALS
 
 __all__ = ["CommandError", "main"]
 
@@ -100,9 +100,15 @@ def main(argv=None):
             args._parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exc:  # argparse has printed --help, --version, or the usage and the error (status 2)
         return exc.code
+    from nbfast.persist._files import CLEANUP_SIGNALS  # here: --version and --help need none of persist
+
     previous = _on_signals(dict.fromkeys(CLEANUP_SIGNALS, _terminate))
     try:
         return args._run(args) or 0
+    except BrokenPipeError:  # the reader of standard output left (`| head`): stop quietly, as command-line tools do
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error when Python exits
+        return 128 + getattr(signal, "SIGPIPE", 13)
     except USER_ERRORS as exc:
         print(f"nbfast {args.command}: error: {in_cli_words(str(exc))}", file=sys.stderr)
         return 2

@@ -81,3 +81,23 @@ def test_bench_plot_without_matplotlib_fails_before_the_benchmark(monkeypatch, t
     assert status == 2 and err == ["nbfast bench: error: --plot needs matplotlib, which is not installed: "
                                    "pip install 'nbfast[plot]'"]
     assert "Generating" not in capsys.readouterr().out  # no corpus was built, nothing was timed
+
+
+def test_a_reader_that_leaves_early_ends_the_command_quietly(tmp_path):
+    """`nbfast predict ... -o - | head -1`: no error line when head exits, and 128 + SIGPIPE as the status."""
+    import subprocess
+
+    from nbfast.datasets import make_text_documents
+
+    documents, labels = make_text_documents(n_samples=5000, n_classes=4, random_state=0)
+    data = tmp_path / "docs.tsv"
+    data.write_text("".join(f"{label}\t{document}\n" for label, document in zip(labels, documents)))
+    model = tmp_path / "m.nbf"
+    assert main(["train", str(data), "-o", str(model)]) == 0
+    command = [sys.executable, "-m", "nbfast.cli", "predict", str(model), str(data), "-o", "-", "--proba"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.readline()
+    process.stdout.close()  # as `head -1` does
+    stderr = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 141
+    assert "error" not in stderr and "Traceback" not in stderr, stderr
