@@ -214,6 +214,11 @@ class _StandaloneEstimator:
             state["_sklearn_version"] = version
         return state
 
+    def __setstate__(self, state):
+        state = dict(state)
+        state.pop("_sklearn_version", None)  # what scikit-learn's BaseEstimator.__setstate__ reads, not an attribute
+        self.__dict__.update(state)
+
 
 class _StandaloneClassifier:
     """Mean accuracy as the default score."""

@@ -18,6 +18,8 @@ NO_SKLEARN = textwrap.dedent(
 
     sys.meta_path.insert(0, BlockSklearn())
 
+    import pickle
+
     import numpy as np
     import nbfast
     from nbfast._compat import SKLEARN_INSTALLED
@@ -40,6 +42,9 @@ NO_SKLEARN = textwrap.dedent(
         pass
     else:
         raise AssertionError("predict before fit must raise NotFittedError")
+    model = nbfast.MultinomialNB(alpha=0.5).fit(X, y)
+    copy = pickle.loads(pickle.dumps(model))
+    assert "_sklearn_version" not in vars(copy) and (copy.predict(X) == model.predict(X)).all()
     try:
         nbfast.MultinomialNB(alpha=-1.0).fit(X, y)
     except ValueError as exc:

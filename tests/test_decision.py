@@ -9,7 +9,7 @@ import pytest
 from support.helpers import CONTAINERS, NB_FAMILY, as_container, nb_estimator, read_only
 
 import nbfast
-from nbfast._compat import NotFittedError
+from nbfast import _compat
 from nbfast.datasets import make_documents
 
 _PRIOR_PARAMS = ("class_prior", "priors")  # nbfast / scikit-learn names of the prior hyperparameter
@@ -112,7 +112,7 @@ def test_with_prior_errors():
         nbfast.with_prior(model, [0.5, 0.5, 0.5])
     with pytest.raises(ValueError, match="Priors must be non-negative"):
         nbfast.with_prior(model, [1.5, -0.5, 0.0])
-    with pytest.raises(NotFittedError):
+    with pytest.raises(_compat.NotFittedError):
         nbfast.with_prior(nbfast.MultinomialNB(), [0.2, 0.3, 0.5])
     linear_model = pytest.importorskip("sklearn.linear_model")
     with pytest.raises(TypeError, match="shift_prior"):

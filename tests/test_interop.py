@@ -5,7 +5,7 @@ import pytest
 from support.helpers import data_for, exported, labels_of_kind
 
 import nbfast
-from nbfast._compat import NotFittedError
+from nbfast import _compat
 
 sk_nb = pytest.importorskip("sklearn.naive_bayes")
 
@@ -95,9 +95,9 @@ def test_converted_model_keeps_learning_like_sklearn():
 
 
 def test_refusals():
-    with pytest.raises(NotFittedError):
+    with pytest.raises(_compat.NotFittedError):
         nbfast.from_sklearn(sk_nb.MultinomialNB())
-    with pytest.raises(NotFittedError):
+    with pytest.raises(_compat.NotFittedError):
         nbfast.MultinomialNB().to_sklearn()
     linear_model = pytest.importorskip("sklearn.linear_model")
     with pytest.raises(TypeError, match="expects an estimator from sklearn.naive_bayes"):

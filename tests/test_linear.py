@@ -7,7 +7,7 @@ from scipy.special import gammaln
 from support.helpers import CONTAINERS, FLOAT_DTYPES, as_container, nb_estimator
 
 import nbfast
-from nbfast._compat import NotFittedError
+from nbfast import _compat
 from nbfast.datasets import make_documents
 
 
@@ -98,7 +98,7 @@ def test_method_returns_copies_and_errors():
     coef[:] = 0
     intercept[:] = 0
     np.testing.assert_array_equal(model.predict_joint_log_proba(X), expected)
-    with pytest.raises(NotFittedError):
+    with pytest.raises(_compat.NotFittedError):
         nbfast.MultinomialNB().to_linear()
     sk_nb = pytest.importorskip("sklearn.naive_bayes")
     with pytest.raises(TypeError, match="not an nbfast"):

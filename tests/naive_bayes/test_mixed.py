@@ -314,12 +314,12 @@ def test_bad_parts_raise(estimators, error, match):
 def test_part_without_joint_log_likelihood_raises_and_unfitted_raises():
     from sklearn.linear_model import LogisticRegression
 
-    from nbfast._compat import NotFittedError
+    from nbfast import _compat
 
     X, y = corpus()
     with pytest.raises(TypeError, match="predict_joint_log_proba"):
         nbfast.MixedNB([("lr", LogisticRegression(), slice(None))]).fit(X, y)
-    with pytest.raises(NotFittedError):
+    with pytest.raises(_compat.NotFittedError):
         nbfast.MixedNB().predict(X)
     with pytest.raises(AttributeError):
         nbfast.MixedNB().named_estimators_  # noqa: B018
