@@ -444,3 +444,82 @@ def check_number_in_range(value, name, low, high):
     """Refuse ``value`` unless it is a real number (not a bool) in [low, high]."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not low <= value <= high:
         raise ValueError(f"{name} must be a number in [{low:g}, {high:g}], got {str(value)[:40]}.")
+
+
+def check_fitted_state(model):
+    """Check that a fitted model's attributes agree with each other.
+
+    Kernels trust the shapes of the tables they are given, so a model rebuilt
+    from a file or from another library is checked before it is used: sorted
+    unique ``classes_``, an integer ``n_features_in_``, numeric fitted arrays,
+    the parameters (the estimator's own ``_validate_params``), sufficient
+    statistics shaped like ``_init_stats(n_classes, n_features)``, and whatever
+    the estimator's ``_validate_fitted`` checks.
+
+    Raises
+    ------
+    ValueError
+        Naming the first inconsistency found.
+    """
+    classes = model.classes_
+    if not isinstance(classes, np.ndarray) or classes.ndim != 1 or classes.size == 0:
+        raise ValueError(f"classes_ must be a non-empty 1-D array, got {classes!r}.")
+    if classes.dtype.kind not in "biufUO" or not np.array_equal(np.unique(classes), classes):
+        raise ValueError("classes_ must hold sorted, unique labels.")
+    n_features = model.n_features_in_
+    if not isinstance(n_features, numbers.Integral) or isinstance(n_features, bool) or n_features < 1:
+        raise ValueError(f"n_features_in_ must be a positive integer, got {n_features!r}.")
+    names = vars(model).get("feature_names_in_")
+    if names is not None and (not isinstance(names, np.ndarray) or names.shape != (n_features,)):
+        raise ValueError(f"feature_names_in_ must be an array of {n_features} names.")
+    for name in model._saved_attributes():
+        value = getattr(model, name)
+        arrays = [value] if isinstance(value, np.ndarray) else [v for v in value if isinstance(v, np.ndarray)] \
+            if isinstance(value, (list, tuple)) else []
+        if name != "classes_" and any(a.dtype.kind not in "biuf" for a in arrays):
+            raise ValueError(f"{name} must hold numbers.")
+    observed = vars(model).get("observed_count_")
+    if observed is not None:
+        if not isinstance(observed, np.ndarray) or observed.shape != (len(classes), n_features) \
+                or observed.dtype.kind not in "biuf":
+            raise ValueError(f"observed_count_ must be an array of shape {(len(classes), n_features)}.")
+        check_counts(observed, "observed_count_")
+    model._validate_params(n_features, len(classes))
+    model._validate_fitted()
+
+
+def check_fitted_shapes(cls, fitted):
+    """Check fitted attributes (name -> value) against the shapes ``cls._fitted_shapes`` expects.
+
+    Runs before any attribute is set, so that no table derived from them (by a
+    setter) is ever allocated from sizes that the arrays actually given do not
+    back: an allocation stays proportional to what is there.
+
+    Raises
+    ------
+    ValueError
+        Naming the first attribute of the wrong type or shape.
+    """
+    classes, n_features = fitted["classes_"], fitted["n_features_in_"]
+    if not isinstance(classes, np.ndarray) or classes.ndim != 1 or classes.size == 0:
+        raise ValueError(f"classes_ must be a non-empty 1-D array, got {type(classes).__name__}.")
+    if not isinstance(n_features, numbers.Integral) or isinstance(n_features, bool) or n_features < 1:
+        raise ValueError(f"n_features_in_ must be a positive integer, got {n_features!r}.")
+    shapes = cls._fitted_shapes(fitted, len(classes), int(n_features))
+    if "observed_count_" in fitted:
+        if not cls._keeps_observed_count:
+            raise ValueError(f"{cls.__name__} has no observed_count_.")
+        shapes["observed_count_"] = (len(classes), int(n_features))
+    for name, expected in shapes.items():
+        value = fitted[name]
+        if isinstance(expected, list):
+            if not isinstance(value, (list, tuple)) or len(value) != len(expected):
+                raise ValueError(f"{name} must be a list of {len(expected)} arrays.")
+            shapes = [(f"{name}[{j}]", v, s) for j, (v, s) in enumerate(zip(value, expected))]
+        else:
+            shapes = [(name, value, expected)]
+        for where, v, shape in shapes:
+            scalar = shape == () and isinstance(v, numbers.Real) and not isinstance(v, bool)
+            if not scalar and (not isinstance(v, np.ndarray) or v.shape != shape):
+                got = f"shape {v.shape}" if isinstance(v, np.ndarray) else f"type {type(v).__name__}"
+                raise ValueError(f"{where} has {got}, expected an array of shape {shape}.")

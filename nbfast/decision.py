@@ -16,8 +16,9 @@ from nbfast._kernels.decision import decide_rows
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import check_class_prior, check_is_fitted
 from nbfast.interop import from_sklearn, to_sklearn
-from nbfast.naive_bayes._base import _BaseNB, log_normalize
+from nbfast.naive_bayes._base import _BaseNB
 from nbfast.naive_bayes._sklearn import is_scikit_learn_naive_bayes as _is_scikit_learn_naive_bayes
+from nbfast.naive_bayes._terms import log_normalize
 
 
 # ----------------------------------------------------------------- helpers

@@ -147,6 +147,8 @@ def test_estimators_made_before_scikit_learn_is_imported_are_scikit_learn_estima
         assert clone(model).alpha == 0.5 and get_tags(model).estimator_type == "classifier"
         assert mixed.get_params()["counts__alpha"] == 1.0
         assert callable(model.set_fit_request)  # scikit-learn's metadata routing, replayed on the class
+        import abc
+        assert type(type(model)) is abc.ABCMeta and type(type(mixed)) is abc.ABCMeta  # the contract's metaclass
         assert "MultinomialNB" in model._repr_html_()
         try:
             model.predict([[1.0]])

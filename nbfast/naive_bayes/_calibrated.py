@@ -23,8 +23,9 @@ import numpy as np
 from nbfast._compat import clone
 from nbfast._kernels.scoring import Output
 from nbfast._validation import check_y
-from nbfast.naive_bayes._base import encode_labels, scores_from_joint_log_likelihood
+from nbfast.naive_bayes._labels import encode_labels
 from nbfast.naive_bayes._params import Interval, check_parameters, declare
+from nbfast.naive_bayes._terms import scores_from_joint_log_likelihood
 from nbfast.naive_bayes._wrapper import _WrapperNB
 
 #: Rows per chunk when the log-loss is evaluated: temporaries stay at this many rows x n_classes.

@@ -17,7 +17,7 @@ gives it alpha / (N_c + alpha * n_categories_[j]): the probability of a
 category never seen in training (scikit-learn raises IndexError there).
 
 Compact form (many features, few nonzero categories: see
-:mod:`nbfast.naive_bayes._compact`): only the counts of categories v > 0 are
+:mod:`nbfast.naive_bayes._statistics`): only the counts of categories v > 0 are
 kept, by column, and category 0's follow from them, N_c0j = N_c - sum_v>0
 N_cjv.  Where class c never saw feature j nonzero, every delta of feature j is
 log(alpha) - log(N_c + alpha): a per-class default; the other (feature, class)
@@ -26,108 +26,41 @@ pairs store the deltas of the feature's categories.
 
 import numbers
 from numbers import Integral, Real
-from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 
 from nbfast._kernels import tables
 from nbfast._kernels.categories import category_columns, count_bad_codes
 from nbfast._kernels.compact import pointer_array, sum_by_class
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import MISSING, check_counts, check_log_prior, check_missing, check_no_nan
-from nbfast.naive_bayes._base import (
-    _BaseNB,
-    contrast,
-    fresh_copy,
-    pair_terms,
-    scores_from_joint_log_likelihood,
-    terms_matrix,
-    with_missing_rows,
+from nbfast.naive_bayes._categories import (
+    _check_blocks,
+    _csr,
+    _dense_counts,
+    _DenseTables,
+    _moved_columns,
+    _seen_columns,
+    _starts,
+    check_n_categories,
 )
-from nbfast.naive_bayes._compact import CompactTable, SparseCounts, counts_shape, fits_compact
-from nbfast.naive_bayes._discrete import _BaseDiscreteNB, accumulate_class_counts, count_classes
+from nbfast.naive_bayes._count import _BaseDiscreteNB, accumulate_class_counts, count_classes
 from nbfast.naive_bayes._params import Interval, StrOptions, declare
+from nbfast.naive_bayes._statistics import (
+    CompactTable,
+    SparseCounts,
+    count_values,
+    counts_shape,
+    fits_compact,
+    for_next_batch,
+    is_compact,
+    is_compact_table,
+    table_arrays,
+)
+from nbfast.naive_bayes._terms import contrast, pair_terms, scores_from_joint_log_likelihood, terms_matrix
 
 # Category codes must fit an int64 exactly once converted from float.
 _MAX_CODE = 2.0**53
-
-
-def _starts(n_categories):
-    """First column of each feature in the stacked layout (categories, then the unseen slot)."""
-    starts = np.zeros(len(n_categories), dtype=np.int64)
-    np.cumsum(n_categories[:-1] + 1, out=starts[1:])
-    return starts
-
-
-def _seen_columns(n_categories):
-    """(feature, category, column) of every category column, the unseen slots left out."""
-    feature = np.repeat(np.arange(len(n_categories)), n_categories)
-    category = np.arange(feature.shape[0]) - np.repeat(np.cumsum(n_categories) - n_categories, n_categories)
-    return feature, category, _starts(n_categories)[feature] + category
-
-
-def _moved_columns(counts, old, new):
-    """Compact counts of the category columns of layout ``old`` (n_categories) moved to layout ``new``."""
-    counts = counts.settled()
-    feature, category, old_columns = _seen_columns(old)
-    per_column = np.zeros(int(np.sum(new + 1)) + 1, dtype=np.int64)  # the slots hold nothing
-    per_column[_starts(new)[feature] + category + 1] = np.diff(counts.indptr)[old_columns]
-    return SparseCounts(pointer_array(np.cumsum(per_column)), counts.classes, counts.values, counts.n_classes)
-
-
-def _dense_counts(counts, class_count, n_categories):
-    """Stacked dense counts (n_classes, columns) of compact ones: category 0's are N_c - sum_v>0 N_cjv."""
-    dense = counts.toarray()
-    starts = _starts(n_categories)
-    dense[:, starts] = np.maximum(class_count[:, None] - np.add.reduceat(dense, starts, axis=1), 0.0)
-    return dense
-
-
-def check_n_categories(n_categories, n_features):
-    """``n_categories`` as int64, refused unless it holds ``n_features`` counts >= 1 whose layout fits int64.
-
-    The stacked layout has sum(n_categories + 1) columns, at most
-    n_features * (max + 1): bounding that (exactly, in Python integers) keeps
-    every start and column index of the kernels below 2**63.
-    """
-    n_categories = np.asarray(n_categories)
-    if n_categories.dtype.kind not in "iu" or n_categories.shape != (n_features,) or n_features < 1:
-        raise ValueError(
-            f"n_categories_ must be an integer array of shape ({n_features},); got {n_categories.dtype} "
-            f"{n_categories.shape}."
-        )
-    if n_categories.min() < 1 or n_features * (int(n_categories.max()) + 1) >= 2**63:
-        raise ValueError(f"n_categories_ must hold counts >= 1 (and not too large); got {n_categories.min()} to "
-                         f"{n_categories.max()}.")
-    return np.ascontiguousarray(n_categories, dtype=np.int64)
-
-
-def _check_blocks(blocks, n_classes, n_categories, name):
-    """Refuse per-feature blocks whose shapes are not (n_classes, n_categories[j]), before any allocation."""
-    if not isinstance(blocks, (list, tuple)) or len(blocks) != len(n_categories):
-        raise ValueError(f"{name} must be a list of {len(n_categories)} arrays, one per feature.")
-    for j, (block, n) in enumerate(zip(blocks, n_categories)):
-        if np.shape(block) != (n_classes, n):
-            raise ValueError(f"{name}[{j}] has shape {np.shape(block)}, expected {(n_classes, int(n))}.")
-
-
-class _DenseTables(NamedTuple):
-    """A dense model's tables: the stacked log-probabilities (n_classes, columns), the scoring table of their
-    differences from category 0 (columns, n_classes), its bias sum_j log p(x_j = 0 | c), and whether every
-    log-probability is finite."""
-
-    log_prob: np.ndarray
-    delta_table: np.ndarray
-    log_zero_sum: np.ndarray
-    finite: bool
-
-
-def _csr(data, indices, indptr, shape):
-    """A CSR array on exactly these buffers (scipy's constructor may downcast the indices)."""
-    X = sp.csr_array((data, indices, indptr), shape=shape, copy=False)
-    X.indices, X.indptr = indices, indptr
-    return X
 
 
 class CategoricalNB(_BaseDiscreteNB):
@@ -221,6 +154,12 @@ class CategoricalNB(_BaseDiscreteNB):
         "max_categories": [None, Interval(Integral, 1, None, closed="left")], "missing": [StrOptions(set(MISSING))],
     })
     _scoring_params = ("max_categories", "missing")
+    #: The stacked category counts, dense or compact; None until fitted.
+    _category_counts = None
+    #: A dense model's tables (:class:`_DenseTables`); None for a compact model, whose tables are derived.
+    _dense_tables = None
+    #: The smoothing a compact model's tables derive from, as it was at the last fit.
+    _table_alpha = None
 
     def __init__(
         self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None, min_categories=None,
@@ -341,17 +280,13 @@ class CategoricalNB(_BaseDiscreteNB):
 
     def _current_stats(self):
         counts = self._category_counts  # compact counts are immutable: adding a batch makes new ones
-        return {"class_count_": fresh_copy(self.class_count_),
-                "_category_counts": counts if isinstance(counts, SparseCounts) else fresh_copy(counts),
+        return {"class_count_": for_next_batch(self.class_count_),
+                "_category_counts": for_next_batch(counts),
                 "n_categories_": self.n_categories_}
 
     def _has_compact_table(self):
         # missing values keep a model dense: category 0's counts no longer follow from the others' (N_c - sum_v>0)
         return bool(self.alpha > 0 or not self.force_alpha) and self.missing == "error"
-
-    def _soft_label_accumulator(self, X):
-        # Category counts do not take soft labels (the count models' accumulator reads feature_count_).
-        return _BaseNB._soft_label_accumulator(self, X)
 
     def _accumulate(self, stats, X, y_index, sample_weight):
         n_classes, n_features = stats["class_count_"].shape[0], X.shape[1]
@@ -361,7 +296,7 @@ class CategoricalNB(_BaseDiscreteNB):
         old = stats["n_categories_"]
         new = np.maximum(np.maximum(old, largest + 1), self._min_categories(n_features))
         counts = stats["_category_counts"]
-        if isinstance(counts, SparseCounts):
+        if is_compact(counts):
             n_columns = int(np.sum(new + 1))
             if self._has_compact_table() and fits_compact(
                     counts.nnz + counts.n_pending + X.nnz, n_classes, n_columns, counting=True):
@@ -418,10 +353,10 @@ class CategoricalNB(_BaseDiscreteNB):
         compact model (fitted with missing="error", then set to "ignore") is scored by its dense tables."""
         if not self._ignores_missing():
             return table
-        if isinstance(table, CompactTable):
+        if is_compact_table(table):
             return self._derived("missing_scoring",
                                  lambda: np.ascontiguousarray(self._deltas(self._stacked_log_prob()).T))
-        return with_missing_rows(self, table, lambda: -self._stacked_log_prob()[:, _starts(self.n_categories_)].T)
+        return self._with_missing_rows(table, lambda: -self._stacked_log_prob()[:, _starts(self.n_categories_)].T)
 
     def _smoothed_log_prob(self, alpha):
         """log((N_cjv + alpha) / (N_c + alpha * n_j)) in the stacked layout, slots included."""
@@ -445,7 +380,7 @@ class CategoricalNB(_BaseDiscreteNB):
     def _update_feature_log_prob(self, alpha):
         self._forget_derived()
         counts, n_classes = self._category_counts, len(self.classes_)
-        if isinstance(counts, SparseCounts):
+        if is_compact(counts):
             if self._has_compact_table() and fits_compact(counts.nnz + counts.n_pending, n_classes, counts.n_features):
                 self._become_compact(alpha)
                 return
@@ -461,10 +396,10 @@ class CategoricalNB(_BaseDiscreteNB):
         """Drop the dense tables (one attribute: a prediction in another thread sees either form, whole) and
         derive the compact ones on first use."""
         self._table_alpha = alpha
-        vars(self).pop("_dense_tables", None)
+        self._dense_tables = None
 
     def _is_compact(self):
-        return isinstance(vars(self).get("_category_counts"), SparseCounts) and "_dense_tables" not in vars(self)
+        return is_compact(self._category_counts) and self._dense_tables is None
 
     def _saved_attributes(self):
         return self._compact_attributes if self._is_compact() else self._fitted_attributes
@@ -476,7 +411,7 @@ class CategoricalNB(_BaseDiscreteNB):
 
     def _settled_counts(self):
         counts = self._category_counts
-        if not isinstance(counts, SparseCounts):
+        if not is_compact(counts):
             raise ValueError("the model's counts are no longer compact (it was refitted while predicting).")
         return self._derived("settled", counts.settled) if counts.pending else counts
 
@@ -493,12 +428,12 @@ class CategoricalNB(_BaseDiscreteNB):
     def _dense_category_counts(self):
         """The stacked dense counts, materialized (and kept until the model changes) for a compact model."""
         counts = self._category_counts
-        if not isinstance(counts, SparseCounts):
+        if not is_compact(counts):
             return counts
         return self._derived("dense_counts", lambda: _dense_counts(*self._compact_state()))
 
     def _table_alpha_now(self):
-        alpha = vars(self).get("_table_alpha")
+        alpha = self._table_alpha
         return self._check_alpha(self.n_features_in_) if alpha is None else alpha
 
     @property
@@ -514,7 +449,7 @@ class CategoricalNB(_BaseDiscreteNB):
             raise ValueError(f"CategoricalNB with alpha={self.alpha!r} has no compact tables.")
         n_categories = check_n_categories(self.n_categories_, self.n_features_in_)
         self._category_counts = SparseCounts.from_arrays(arrays, len(self.classes_), int(np.sum(n_categories + 1)))
-        vars(self).pop("_table_alpha", None)
+        self._table_alpha = None
         self._forget_derived()
 
     def _compact_terms(self):
@@ -603,7 +538,7 @@ class CategoricalNB(_BaseDiscreteNB):
 
         Of a compact model, materialized on first access (and kept until the model changes).
         """
-        if "_category_counts" not in vars(self):
+        if self._category_counts is None:
             raise AttributeError("'CategoricalNB' object has no attribute 'category_count_'")
         return self._blocks(self._dense_category_counts())
 
@@ -623,13 +558,13 @@ class CategoricalNB(_BaseDiscreteNB):
 
         Of a compact model, materialized on first access (and kept until the model changes).
         """
-        if "_dense_tables" not in vars(self) and not self._is_compact():
+        if self._dense_tables is None and not self._is_compact():
             raise AttributeError("'CategoricalNB' object has no attribute 'feature_log_prob_'")
         return self._blocks(self._stacked_log_prob())
 
     def _stacked_log_prob(self):
         """The stacked log-probabilities: installed, or derived from a compact model's counts on first use."""
-        dense = vars(self).get("_dense_tables")
+        dense = self._dense_tables
         if dense is not None:
             return dense.log_prob
         return self._derived("log_prob", lambda: self._smoothed_log_prob(self._table_alpha_now()))
@@ -660,7 +595,7 @@ class CategoricalNB(_BaseDiscreteNB):
         return {name: shape for name, shape in shapes.items() if name in fitted}
 
     def _validate_fitted(self):
-        _BaseNB._validate_fitted(self)  # its table has a row per category, not per feature
+        super()._validate_fitted()
         n_classes, compact = len(self.classes_), self._is_compact()
         width = int(np.sum(check_n_categories(self.n_categories_, self.n_features_in_) + 1))
         counts = self._category_counts
@@ -675,8 +610,8 @@ class CategoricalNB(_BaseDiscreteNB):
             if np.shape(value) != shape:
                 raise ValueError(f"{name} has shape {np.shape(value)}, expected {shape}.")
         check_counts(self.class_count_, "class_count_")
-        check_counts(counts.values if isinstance(counts, SparseCounts) else counts, "category_count_")
-        for values in self._linear_terms()[0].arrays() if compact else (dense.log_prob,):
+        check_counts(count_values(counts), "category_count_")
+        for values in table_arrays(self._linear_terms()[0]) if compact else (dense.log_prob,):
             check_no_nan(values, "feature_log_prob_")
         check_log_prior(self.class_log_prior_, "class_log_prior_")
 
@@ -687,7 +622,7 @@ class CategoricalNB(_BaseDiscreteNB):
         )
 
     def _linear_terms(self):
-        dense = vars(self).get("_dense_tables")  # read once: a refit in another thread replaces it whole
+        dense = self._dense_tables  # read once: a refit in another thread replaces it whole
         if dense is None:
             table, bias = self._derived("scoring", self._compact_terms)
             return table, self.class_log_prior_ + bias, False, 0.0
@@ -712,7 +647,7 @@ class CategoricalNB(_BaseDiscreteNB):
         if n_categories.shape != (X.shape[1],):
             raise ValueError(f"n_categories_ has shape {n_categories.shape}, expected ({X.shape[1]},).")
         categories = self._category_matrix(X, n_categories)
-        dense = vars(self).get("_dense_tables")  # read once: a refit in another thread replaces it whole
+        dense = self._dense_tables  # read once: a refit in another thread replaces it whole
         if dense is not None and not dense.finite:
             return self._score_with_impossible_categories(categories, mode, dense.log_prob)
         table, bias = self._linear_terms()[:2]

@@ -19,9 +19,10 @@ from nbfast._kernels import gaussian as _kernels
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import MISSING, check_class_prior, check_counts, check_is_fitted, check_missing, check_X
-from nbfast.naive_bayes._base import _BaseNB, encode_labels, pair_terms, terms_matrix, unique_classes
-from nbfast.naive_bayes._discrete import group_rows_by_class
+from nbfast.naive_bayes._base import _StatisticsNB, encode_labels, unique_classes
+from nbfast.naive_bayes._count import group_rows_by_class
 from nbfast.naive_bayes._params import Interval, Options, StrOptions, declare
+from nbfast.naive_bayes._terms import pair_terms, terms_matrix
 
 VARIANCES = ("class_feature", "feature", "class", "global")
 
@@ -133,7 +134,7 @@ def pooled_variance(raw_var, count, variance, ddof):
     return _ratio(ssd.sum(), dof.sum()).reshape(1, 1)
 
 
-class GaussianNB(_BaseNB):
+class GaussianNB(_StatisticsNB):
     """Gaussian Naive Bayes, on dense or sparse (CSR) input.
 
     Drop-in for :class:`sklearn.naive_bayes.GaussianNB`: same parameters,
@@ -318,13 +319,14 @@ class GaussianNB(_BaseNB):
 
     def _moment_count(self):
         """The counts the moments are over: ``observed_count_`` with missing values, else ``class_count_``."""
-        return vars(self).get("observed_count_", self.class_count_)
+        observed = self._fitted_observed_count()
+        return self.class_count_ if observed is None else observed
 
     def _update_params(self):
         dtype = self._dtype()
         variance = np.broadcast_to(
             pooled_variance(self._raw_var, self._moment_count(), self.variance, self.ddof), self._raw_var.shape)
-        observed = vars(self).get("observed_count_")
+        observed = self._fitted_observed_count()
         if observed is not None and not np.all(observed > 0):
             # A class that never observed feature j takes the feature's mean and variance over the observed values
             # of every class (its marginal), not mean 0 and variance epsilon_, which would decide for or against
@@ -516,7 +518,7 @@ class GaussianNB(_BaseNB):
         merged = cls(**first.get_params())
         merged._validate_params(first.n_features_in_, len(classes))
         stats = merged._init_stats(len(classes), first.n_features_in_)
-        observed = any("observed_count_" in vars(model) for model in models)
+        observed = any(model._fitted_observed_count() is not None for model in models)
         if observed:  # the moments are over each feature's observed values
             stats["observed_count_"] = np.zeros_like(stats["theta_"])
             stats["_seen_count"] = np.zeros_like(stats["_seen_mean"])
@@ -535,7 +537,7 @@ class GaussianNB(_BaseNB):
                 stats, ("_seen_count", "_seen_mean", "_seen_var"), (seen_count, model._seen_mean, model._seen_var),
             )
         stats["epsilon_"] = merged.var_smoothing * float(stats["_seen_var"].max())
-        merged._commit(stats, classes, first.n_features_in_, vars(first).get("feature_names_in_"))
+        merged._commit(stats, classes, first.n_features_in_, getattr(first, "feature_names_in_", None))
         return merged
 
 

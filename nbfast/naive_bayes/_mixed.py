@@ -30,16 +30,12 @@ from nbfast._validation import (
     check_X,
     check_y,
 )
-from nbfast.naive_bayes._base import (
-    _BaseNB,
-    class_log_prior,
-    encode_labels,
-    scores_from_joint_log_likelihood,
-    unique_classes,
-)
+from nbfast.naive_bayes._base import _BaseNB, encode_labels, unique_classes
 from nbfast.naive_bayes._discrete import MultinomialNB
+from nbfast.naive_bayes._merging import check_mergeable
 from nbfast.naive_bayes._params import StrOptions, check_parameters, declare
 from nbfast.naive_bayes._sklearn import is_scikit_learn_naive_bayes
+from nbfast.naive_bayes._terms import class_log_prior, scores_from_joint_log_likelihood
 
 
 class _ScikitLearnPart:
@@ -412,7 +408,7 @@ class MixedNB(_BaseComposition, _BaseNB):
     def _merge(cls, models):
         """The model of the union of the shards: each part merged with the same part of the other models (by its
         own rule), the class counts summed."""
-        cls._check_mergeable(models)
+        check_mergeable(cls, models)
         first = models[0]
         shards = list(zip(*(model.estimators_ for model in models)))
         if not all(isinstance(part, _BaseNB) for shard in shards for part in shard):
@@ -421,7 +417,7 @@ class MixedNB(_BaseComposition, _BaseNB):
         merged = clone(first)
         class_count = np.sum([np.asarray(model.class_count_, dtype=np.float64) for model in models], axis=0)
         estimators = [type(shard[0])._merge(list(shard)) for shard in shards]
-        merged._commit_parts(first.classes_.copy(), first.n_features_in_, vars(first).get("feature_names_in_"),
+        merged._commit_parts(first.classes_.copy(), first.n_features_in_, getattr(first, "feature_names_in_", None),
                              class_count, [index.copy() for index in first.columns_], estimators)
         return merged
 

@@ -31,7 +31,7 @@ import numpy as np
 from nbfast._compat import clone
 from nbfast._kernels.scoring import Output
 from nbfast._validation import _feature_names, check_sample_weight, check_y, check_y_shape
-from nbfast.naive_bayes._base import encode_labels, unique_classes
+from nbfast.naive_bayes._labels import encode_labels, unique_classes
 from nbfast.naive_bayes._params import Interval, check_parameters, declare
 from nbfast.naive_bayes._wrapper import _WrapperNB
 

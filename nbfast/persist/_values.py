@@ -24,15 +24,11 @@ from nbfast.naive_bayes import (
     BernoulliNB,
     CalibratedNB,
     CategoricalNB,
-    ComplementNB,
     MultinomialNB,
-    PoissonNB,
 )
 from nbfast.naive_bayes._calibrated import _RANGE as _TEMPERATURE_RANGE
-from nbfast.naive_bayes._compact import CompactTable
+from nbfast.naive_bayes._statistics import table_arrays
 
-#: Models scored through a table per (feature, class) and a bias per class (``_linear_terms``).
-_LINEAR_TABLE_MODELS = (MultinomialNB, BernoulliNB, ComplementNB, PoissonNB, CategoricalNB)
 #: Models whose ``feature_log_prob_`` holds log-probabilities (PoissonNB's holds log-rates, ComplementNB's
 #: weights of either sign: their scoring tables are checked instead).
 _LOG_PROBABILITY_MODELS = (MultinomialNB, BernoulliNB, CategoricalNB)
@@ -62,9 +58,9 @@ def check_loaded_values(model):
         check_variances(model.var_, "var_")
     if isinstance(model, _LOG_PROBABILITY_MODELS) and "feature_log_prob_" in stored:
         _check_log_probability_tables(model.feature_log_prob_)
-    if isinstance(model, _LINEAR_TABLE_MODELS):
+    if model._linear:  # scored through a table per (feature, class) and a bias per class
         table, bias = model._linear_terms()[:2]
-        for values in table.arrays() if isinstance(table, CompactTable) else (table,):
+        for values in table_arrays(table):
             check_table_values(values, f"the scoring table {type(model).__name__} derives from its statistics and "
                                        "parameters")
         check_scoring_bias(bias, "the per-class scoring bias")

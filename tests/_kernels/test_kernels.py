@@ -132,7 +132,7 @@ def test_posteriors_over_the_whole_exponent_range(mode):
 def test_certified_argmax_gives_the_float64_labels(binarize, dtype, index_dtype):
     """argmax_csr reads the float32 table and scores a row again in float64 only when its two best
     classes are within the rounding bound: the labels are exactly the float64 kernel's, ties included."""
-    from nbfast.naive_bayes._base import single_precision_table
+    from nbfast.naive_bayes._statistics import single_precision_table
 
     X, _ = make_documents(3000, 300, 6, mean_length=30, dtype=dtype, index_dtype=index_dtype, random_state=4)
     table = np.random.default_rng(1).normal(size=(300, 6)) - 8.0

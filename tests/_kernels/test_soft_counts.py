@@ -8,7 +8,7 @@ from support.helpers import FLOAT_DTYPES, INDEX_DTYPES, as_container, read_only
 
 from nbfast._kernels import counts
 from nbfast.datasets import make_documents
-from nbfast.naive_bayes._discrete import soft_class_counts
+from nbfast.naive_bayes._count import soft_class_counts
 
 
 def _problem(n_samples=300, n_features=80, n_classes=5, seed=1):

@@ -1,5 +1,6 @@
-"""Shared estimator plumbing: label encoding and the float32 scoring path."""
+"""Shared estimator plumbing: the contract, label encoding and the float32 scoring path."""
 
+import copy
 import pickle
 import tracemalloc
 import weakref
@@ -10,9 +11,51 @@ from support.helpers import NB_FAMILY, data_for, nb_estimator
 
 import nbfast
 from nbfast.datasets import make_documents
-from nbfast.naive_bayes._base import encode_labels, single_precision_table, unique_classes
+from nbfast.naive_bayes._labels import encode_labels, unique_classes
+from nbfast.naive_bayes._statistics import single_precision_table
 
 LINEAR_MODELS = [nbfast.MultinomialNB, nbfast.BernoulliNB, nbfast.ComplementNB, nbfast.PoissonNB]
+
+
+# ------------------------------------------------------------------ the contract
+def test_the_contract_is_declared_and_enforced_at_instantiation():
+    from nbfast.naive_bayes import ESTIMATORS
+    from nbfast.naive_bayes._base import _BaseNB, _LinearNB, _StatisticsNB
+
+    for cls in ESTIMATORS.values():
+        assert cls._linear == issubclass(cls, _LinearNB), cls.__name__
+        cls()  # every hook given
+
+    class WithoutScore(_BaseNB):
+        def fit(self, X, y, sample_weight=None):
+            return self
+
+    class WithoutStatistics(_StatisticsNB):
+        def _score(self, X, mode):
+            return None
+
+    class WithoutLinearTerms(_LinearNB):
+        _init_stats = _accumulate = _update_params = WithoutStatistics._score
+
+    for cls, missing in [(WithoutScore, "_score"), (WithoutStatistics, "_accumulate"),
+                         (WithoutLinearTerms, "_linear_terms")]:
+        with pytest.raises(TypeError, match=f"abstract .*{missing}"):
+            cls()
+
+
+def test_derived_tables_stay_out_of_parameters_copies_and_pickles():
+    clone = pytest.importorskip("sklearn.base").clone
+
+    X, y = make_documents(200, 80, 3, random_state=5)
+    model = nbfast.MultinomialNB().fit(X, y)
+    model.predict(X)  # derives the float32 table
+    assert "single_precision" in model._derived_tables
+    assert model.get_params() == nbfast.MultinomialNB().get_params()
+    assert clone(model)._derived_tables is None
+    for other in (copy.deepcopy(model), pickle.loads(pickle.dumps(model))):
+        assert not other._derived_tables  # each derives its own, on first use
+        np.testing.assert_array_equal(other.predict_proba(X), model.predict_proba(X))
+        assert other._derived_tables is not model._derived_tables
 
 
 # ------------------------------------------------------------------ labels
@@ -122,16 +165,14 @@ def test_infinite_tables_are_scored_in_float64():
 
 
 def test_float64_posteriors_do_not_build_the_float32_table():
-    from nbfast.naive_bayes._base import _SINGLE_PRECISION_CACHE
-
     X, y = make_documents(200, 80, 3, random_state=6)
     model = nbfast.MultinomialNB().fit(X, y)
     model.predict_proba(X)
     model.predict_log_proba(X)
     model.predict_joint_log_proba(X.astype(np.float32))
-    assert model not in _SINGLE_PRECISION_CACHE
+    assert "single_precision" not in model._derived_tables
     model.predict(X)
-    assert model in _SINGLE_PRECISION_CACHE
+    assert "single_precision" in model._derived_tables
 
 
 def test_predicting_leaves_the_model_and_its_pickle_unchanged():

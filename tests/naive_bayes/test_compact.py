@@ -8,9 +8,9 @@ import pytest
 
 import nbfast
 from nbfast.datasets import make_documents
-from nbfast.naive_bayes import _compact
+from nbfast.naive_bayes import _statistics
 from nbfast.naive_bayes._calibrated import other_folds_model, out_of_fold_jll
-from nbfast.naive_bayes._compact import CompactTable, SparseCounts
+from nbfast.naive_bayes._statistics import CompactTable, SparseCounts
 
 sk_nb = pytest.importorskip("sklearn.naive_bayes")
 
@@ -29,12 +29,12 @@ TOLERANCE = 1e-12
 @contextlib.contextmanager
 def represented(kind):
     """Count models fitted inside choose this representation ("compact", "dense" or "auto")."""
-    previous = _compact.REPRESENTATION
-    _compact.REPRESENTATION = kind
+    previous = _statistics.REPRESENTATION
+    _statistics.REPRESENTATION = kind
     try:
         yield
     finally:
-        _compact.REPRESENTATION = previous
+        _statistics.REPRESENTATION = previous
 
 
 def params_for(name, index, n_features):
@@ -148,12 +148,10 @@ def test_partial_fit_defers_the_tables(corpus):
         model = nbfast.MultinomialNB().partial_fit(X[:300], y[:300], classes=np.arange(7))
         state = dict(vars(model))
         model.partial_fit(X[300:], y[300:])
-    from nbfast.naive_bayes._base import _DERIVED_CACHE
-
-    assert model not in _DERIVED_CACHE  # nothing is built until the model is used
+    assert not model._derived_tables  # nothing is built until the model is used
     assert vars(model).keys() == state.keys()
     model.predict(X_test)
-    assert isinstance(_DERIVED_CACHE[model]["scoring"][0], CompactTable)
+    assert isinstance(model._derived_tables["scoring"][0], CompactTable)
 
 
 def test_growing_statistics_turn_dense(corpus):

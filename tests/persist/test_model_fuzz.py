@@ -24,7 +24,7 @@ from support.crafting import _layout, _raw_header
 
 import nbfast
 from nbfast import ModelFormatError
-from nbfast.naive_bayes import _compact
+from nbfast.naive_bayes import _statistics
 
 N_CASES = 3000
 CASE_TIMEOUT = 30
@@ -254,11 +254,11 @@ def _compact_model(name):
     """A model of format version 2 in compact form (its statistics by feature)."""
     def make():
         X = np.random.default_rng(3).poisson(0.3, size=(24, 40)).astype(np.float64)
-        previous, _compact.REPRESENTATION = _compact.REPRESENTATION, "compact"
+        previous, _statistics.REPRESENTATION = _statistics.REPRESENTATION, "compact"
         try:
             model = getattr(nbfast, name)().fit(X, np.arange(24) % 3)
         finally:
-            _compact.REPRESENTATION = previous
+            _statistics.REPRESENTATION = previous
         assert model._is_compact()
         with tempfile.TemporaryDirectory() as directory:
             nbfast.save(model, Path(directory) / "c.nbf")

@@ -1,26 +1,31 @@
-"""The compact representation of the count models (MultinomialNB, BernoulliNB, ComplementNB, PoissonNB and
-CategoricalNB): statistics and scoring tables that cost what the data holds.
+"""Sufficient statistics and the tables derived from them, in their two representations: the one module that
+knows which representation a model holds.
 
-With a large vocabulary (hashed text: 2^20 features) and a modest corpus, most
-(class, feature) pairs never occur: their count is zero, and every zero count
-of class c has the same smoothed parameter.  The statistics are then kept as a
-CSR matrix by feature, (n_features, n_classes), of the pairs that occurred
-(:class:`SparseCounts`), and the scoring table as per-class defaults plus the
-deviations from them on that same pattern (:class:`CompactTable`).  Both grow
-with the nonzero statistics plus one pointer per feature, not with
+Dense: per-(class, feature) sums of f(x) as an (n_classes, n_features) array, and a scoring table as an
+(n_features, n_classes) float64 array (with a float32 copy for the argmax, :class:`SinglePrecisionTable`).
+
+Compact: with a large vocabulary (hashed text: 2^20 features) and a modest corpus, most (class, feature) pairs
+never occur: their count is zero, and every zero count of class c has the same smoothed parameter.  The
+statistics are then kept as a CSR matrix by feature, (n_features, n_classes), of the pairs that occurred
+(:class:`SparseCounts`), and the scoring table as per-class defaults plus the deviations from them on that same
+pattern (:class:`CompactTable`).  Both grow with the nonzero statistics plus one pointer per feature, not with
 n_classes x n_features.
 
-The estimators choose the representation from the density of their statistics
-(:func:`fits_compact`); the scikit-learn attributes (``feature_count_``,
-``feature_log_prob_``, ...) of a compact model are materialized densely on
-first access.
+The estimators state each formula once, for each representation it has, and ask this module everything that
+depends on which one they hold: :func:`is_compact`, :func:`counts_shape`, :func:`as_dense`, :func:`settled`,
+:func:`for_next_batch`, :func:`sum_counts`, :func:`negated`, :func:`count_values`, :func:`table_arrays`,
+:func:`dense_table` and :func:`score_table` (the fused scoring kernel of either table).  The representation is
+chosen from the density of the statistics (:func:`fits_compact`); the scikit-learn attributes
+(``feature_count_``, ``feature_log_prob_``, ...) of a compact model are materialized densely on first access.
 """
 
 from typing import NamedTuple
 
 import numpy as np
 
+from nbfast._kernels import compact, scoring, tables
 from nbfast._kernels.compact import batch_entries, feature_class_counts, pointer_array, sum_by_class
+from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
 
 #: A model keeps compact statistics while at most this fraction of its (class, feature)
@@ -187,11 +192,6 @@ class SparseCounts(NamedTuple):
         return cls(pointer_array(indptr), classes[order][starts].astype(np.int32), total, first.n_classes)
 
 
-def counts_shape(counts):
-    """(n_classes, n_features) of per-(class, feature) counts, compact or dense."""
-    return (counts.n_classes, counts.n_features) if isinstance(counts, SparseCounts) else np.shape(counts)
-
-
 def fits_compact(n_entries, n_classes, n_features, *, counting=False):
     """Whether ``n_entries`` (class, feature) pairs are few enough for the compact representation.
 
@@ -262,3 +262,167 @@ def smoothed_table(counts, alpha, log_denominator):
     if np.ndim(log_alpha):
         return CompactTable(counts.indptr, counts.classes, deviation, -log_denominator, base=log_alpha)
     return CompactTable(counts.indptr, counts.classes, deviation, log_alpha - log_denominator)
+
+
+# ------------------------------------------------------------------ statistics, either representation
+def is_compact(counts):
+    """Whether per-(class, feature) counts are compact (:class:`SparseCounts`) rather than a dense array."""
+    return isinstance(counts, SparseCounts)
+
+
+def counts_shape(counts):
+    """(n_classes, n_features) of per-(class, feature) counts, compact or dense."""
+    return (counts.n_classes, counts.n_features) if is_compact(counts) else np.shape(counts)
+
+
+def settled(counts):
+    """The counts with every pending batch added (dense counts have none)."""
+    return counts.settled() if is_compact(counts) else counts
+
+
+def as_dense(counts):
+    """The counts as a dense (n_classes, n_features) array (compact ones materialized, a new array)."""
+    return counts.settled().toarray() if is_compact(counts) else counts
+
+
+def for_next_batch(counts):
+    """Counts the next batch may be added into: compact counts as they are (immutable, adding makes new ones),
+    a writable float64 copy of dense ones (a prediction in another thread may be reading the fitted array)."""
+    return counts if is_compact(counts) else np.array(counts, dtype=np.float64, order="C", copy=True)
+
+
+def feature_totals(counts):
+    """sum_c N[c, j] for every feature (n_features,)."""
+    return counts.feature_totals() if is_compact(counts) else np.asarray(counts).sum(axis=0)
+
+
+def count_values(counts):
+    """The stored count values (compact: one per entry, dense: the array), to check."""
+    return counts.values if is_compact(counts) else counts
+
+
+def sum_counts(counts):
+    """The entrywise sum of per-(class, feature) counts, in the order given: compact when all of them are."""
+    if all(is_compact(c) for c in counts):
+        return SparseCounts.sum(counts)
+    return np.sum([c.toarray() if is_compact(c) else np.asarray(c, dtype=np.float64) for c in counts], axis=0)
+
+
+def negated(counts):
+    """-counts, compact or dense."""
+    return counts._replace(values=-counts.values) if is_compact(counts) else -np.asarray(counts)
+
+
+# ---------------------------------------------------------------------- tables, either representation
+def is_compact_table(table):
+    """Whether a scoring table is a :class:`CompactTable` rather than a dense (n_features, n_classes) array."""
+    return isinstance(table, CompactTable)
+
+
+def table_arrays(table):
+    """The float arrays a scoring table is made of, to check."""
+    return table.arrays() if is_compact_table(table) else (table,)
+
+
+def dense_table(table):
+    """A scoring table as a dense (n_features, n_classes) float64 array."""
+    return np.ascontiguousarray(table.toarray() if is_compact_table(table) else table, dtype=np.float64)
+
+
+def is_scoring_table(table, shape):
+    """Whether ``table`` is a scoring table (dense 2-D array or CompactTable) of this (n_rows, n_classes) shape."""
+    return isinstance(table, (np.ndarray, CompactTable)) and table.shape == shape
+
+
+def check_scoring_table(table, bias, n_rows, n_classes, log_prior):
+    """Check what the linear scoring kernel will read: a (n_rows, n_classes) table (2-D, or a CompactTable
+    derived from checked statistics), a (n_classes,) bias.
+
+    O(1): shapes only, on the very arrays handed to the kernel, so that an
+    assigned attribute of the wrong shape (or a model refitted by another
+    thread meanwhile) is a ValueError and never a read out of bounds.  The
+    log prior the bias derives from must have a value per class too (a single
+    value would broadcast).
+    """
+    if np.shape(log_prior) != (n_classes,):
+        raise ValueError(f"the class prior has shape {np.shape(log_prior)}, classes_ ({n_classes},): a fitted "
+                         "attribute was assigned with the wrong shape.")
+    if not is_scoring_table(table, (n_rows, n_classes)) or np.shape(bias) != (n_classes,):
+        raise ValueError(
+            f"the model's scoring table (features x classes) has shape {np.shape(table)} and its bias "
+            f"{np.shape(bias)}; X and classes_ need ({n_rows}, {n_classes}) and ({n_classes},): a fitted attribute "
+            "was assigned with the wrong shape (or the model was refitted while predicting)."
+        )
+
+
+class SinglePrecisionTable(NamedTuple):
+    """A float32 scoring table and the bounds that certify argmaxes read from it (see ``scoring.argmax_csr``)."""
+
+    table: np.ndarray  # (n_features, n_classes) float32, each row centered
+    error_per_unit: float  # >= |table - (float64 table - row offset)| everywhere
+    magnitude_per_unit: float  # >= |float64 table| + |table| everywhere
+
+
+def single_precision_table(table):
+    """The float32 copy of a (n_features, n_classes) scoring table, centered per feature, or None.
+
+    Adding an offset to every class of feature j adds the same sum_j f(x_j) * offset_j
+    to every class's joint log-likelihood, which changes neither the posterior nor
+    the argmax.  Centering each row on its mean over the classes leaves small
+    entries, which float32 rounds to about 1e-7 (not 1e-6 for log-probabilities
+    near -10).  None when the table has infinite entries (alpha=0): those are
+    scored in float64.
+    """
+    single = np.empty(table.shape, dtype=np.float32)
+    largest = tables.single_precision(np.ascontiguousarray(table, dtype=np.float64), single,
+                                      effective_n_threads(table.size))
+    if largest is None:
+        return None
+    largest_single, largest_table = largest
+    # float32 rounding of the centered entries (2^-24 relative), and of their float64 subtraction
+    # (2^-53), with a factor of 2 to spare
+    return SinglePrecisionTable(single, 2.0**-23 * largest_single, largest_table + largest_single)
+
+
+def wants_single_precision(table, mode, dtype):
+    """Whether scoring in ``mode`` reads the float32 copy of a dense ``table``: every argmax, and the posteriors
+    of float32 input (joint log-likelihoods always come from the float64 table; a CompactTable is small)."""
+    return not is_compact_table(table) and (
+        mode == Output.ARGMAX or (dtype == np.float32 and mode != Output.JOINT_LOG_LIKELIHOOD))
+
+
+def score_table(X, table, bias, binarize, threshold, mode, n_threads, single=None):
+    """``mode``'s output for validated CSR X under a linear model: jll = bias + f(X) @ table.
+
+    ``table`` is dense (n_features, n_classes) or a CompactTable, ``bias`` (n_classes,) float64; ``single`` the
+    dense table's :func:`single_precision_table` (when :func:`wants_single_precision`), or None.
+    """
+    n_samples = X.shape[0]
+    no_labels = np.empty(0, dtype=np.int64)
+    if is_compact_table(table):  # float64 throughout: the table is small
+        labels = np.empty(n_samples if mode == Output.ARGMAX else 0, dtype=np.int64)
+        out = np.empty((0, 0) if mode == Output.ARGMAX else (n_samples, bias.shape[0]))
+        none = np.empty(0)
+        compact.score_compact(
+            X.data, X.indices, X.indptr, table.indptr, table.classes, table.deviation,
+            np.ascontiguousarray(table.default, dtype=np.float64),
+            none if table.scale is None else np.ascontiguousarray(table.scale, dtype=np.float64),
+            none if table.base is None else np.ascontiguousarray(table.base, dtype=np.float64),
+            bias, binarize, threshold, mode, out, labels, n_threads,
+        )
+        return labels if mode == Output.ARGMAX else out
+    if mode == Output.ARGMAX:
+        labels = np.empty(n_samples, dtype=np.int64)
+        if single is None:
+            scoring.score_csr(X.data, X.indices, X.indptr, table, bias, binarize, threshold, mode,
+                              np.empty((0, 0)), labels, n_threads)
+        else:  # the float32 table, certified row by row: the same labels as the float64 table
+            scoring.argmax_csr(X.data, X.indices, X.indptr, single.table, table, bias, binarize, threshold,
+                               single.error_per_unit, single.magnitude_per_unit, labels, n_threads)
+        return labels
+    if single is not None:
+        table = single.table
+    out = np.empty((n_samples, table.shape[1]))
+    scoring.score_csr(X.data, X.indices, X.indptr, table, bias, binarize, threshold, mode, out, no_labels,
+                      n_threads)
+    return out

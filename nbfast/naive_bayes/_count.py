@@ -1,0 +1,453 @@
+"""The shared machinery of the count models: additive smoothing and class priors (``_BaseDiscreteNB``, also
+CategoricalNB's base) and ``_CountNB``, the fit, tables and fitted attributes of the models whose joint
+log-likelihood is linear in the (possibly binarized) counts.
+
+Their statistics are dense, or compact when the data holds few (class, feature) pairs (a large vocabulary: see
+:mod:`nbfast.naive_bayes._statistics`).  A dense model keeps its log-probability table once, as (n_features,
+n_classes) row-major for the scoring kernel; ``feature_log_prob_`` is the (n_classes, n_features) view of it
+that scikit-learn users expect.
+"""
+
+import numbers
+import warnings
+from abc import abstractmethod
+from numbers import Real
+
+import numpy as np
+
+from nbfast._kernels import tables
+from nbfast._kernels.counts import add_class_counts
+from nbfast._kernels.scoring import Output, score_csr
+from nbfast._kernels.threads import effective_n_threads
+from nbfast._validation import (
+    check_class_prior,
+    check_counts,
+    check_log_prior,
+    check_no_nan,
+)
+from nbfast.naive_bayes._base import OBSERVED_COUNT, _LinearNB
+from nbfast.naive_bayes._params import Interval, declare
+from nbfast.naive_bayes._statistics import (
+    SparseCounts,
+    as_dense,
+    count_values,
+    counts_shape,
+    fits_compact,
+    is_compact,
+    negated,
+    settled,
+    sum_counts,
+    table_arrays,
+)
+from nbfast.naive_bayes._terms import (
+    class_log_prior,
+)
+
+_ALPHA_LOWER_BOUND = 1e-10
+
+
+def group_rows_by_class(y_index, n_classes):
+    """Row order grouping rows by class (stable) and each class's start in it."""
+    if n_classes <= 1 << 16:  # numpy's stable sort of 8- and 16-bit keys is a radix sort
+        y_index = y_index.astype(np.uint8 if n_classes <= 1 << 8 else np.uint16)
+    order = np.argsort(y_index, kind="stable").astype(np.intp, copy=False)
+    start = np.zeros(n_classes + 1, dtype=np.intp)
+    np.cumsum(np.bincount(y_index, minlength=n_classes), out=start[1:])
+    return order, start
+
+
+def count_classes(y_index, sample_weight, class_count):
+    """Add the (weighted) number of samples of each class to ``class_count`` in place."""
+    class_count += np.bincount(y_index, weights=sample_weight, minlength=class_count.shape[0])
+
+
+def accumulate_class_counts(X, y_index, sample_weight, class_count, feature_count, *, binarize=False, threshold=0.0):
+    """Add per-class sample counts and per-(class, feature) sums of f(x) in place.
+
+    ``f(x) = x``, or ``[x > threshold]`` when ``binarize``: the statistic of every
+    discrete model.  ``X`` is validated CSR.
+    """
+    n_classes = class_count.shape[0]
+    if feature_count.shape != (n_classes, X.shape[1]):  # the kernel writes feature_count[y_index, X.indices]
+        raise ValueError(f"feature_count_ has shape {feature_count.shape}, expected {(n_classes, X.shape[1])}.")
+    count_classes(y_index, sample_weight, class_count)
+    order, start = group_rows_by_class(y_index, n_classes)
+    weights = np.empty(0) if sample_weight is None else sample_weight
+    add_class_counts(
+        X.data, X.indices, X.indptr, order, start, weights, binarize, threshold, feature_count, effective_n_threads(X.nnz)
+    )
+
+
+def soft_class_counts(X, *, binarize=False, threshold=0.0):
+    """A function ``accumulate(class_weight, class_count, feature_count)`` adding, in place, the per-class sums
+    of f(x) over the rows of X, row i counting for class c with weight ``class_weight[i, c]``:
+
+        class_count[c] += sum_i class_weight[i, c]
+        feature_count[c, j] += sum_i class_weight[i, c] * f(X[i, j])
+
+    ``f(x) = x``, or ``[x > threshold]`` when ``binarize``.  ``X`` is validated CSR.  The feature sums are
+    the product X.T @ class_weight: the scoring kernel's sparse-times-table product, run on the rows of X.T
+    (one per feature) against the table ``class_weight`` (one row per sample).  So each feature's n_classes
+    sums are kept in registers and written once, in O(nnz x n_classes), bit-identical for any number of
+    threads, with no (n_samples, n_features) array and no per-thread copy of the table.  X is transposed
+    here, once (a copy of its nonzeros), for repeated calls (EM).
+    """
+    by_feature = X.T.tocsr()  # row j: the samples where feature j is stored, in increasing order
+
+    def accumulate(class_weight, class_count, feature_count):
+        n_classes = class_weight.shape[1]
+        class_count += class_weight.sum(axis=0)
+        sums = np.empty((by_feature.shape[0], n_classes))
+        score_csr(by_feature.data, by_feature.indices, by_feature.indptr, class_weight, np.zeros(n_classes),
+                  binarize, threshold, Output.JOINT_LOG_LIKELIHOOD, sums, np.empty(0, dtype=np.int64),
+                  effective_n_threads(by_feature.nnz * n_classes))
+        feature_count += sums.T
+
+    return accumulate
+
+
+def alpha_weighted_sum(alpha, log_table):
+    """sum over j and c of alpha_j * log_table[j, c] (log_table (n_features, n_classes)), a feature of alpha 0
+    adding 0 whatever its entries (-inf when unsmoothed): the log of a Dirichlet, Beta or Gamma prior density
+    with exponents alpha, up to a constant."""
+    alpha = np.broadcast_to(np.asarray(alpha, dtype=np.float64), (log_table.shape[0],))
+    return float(np.dot(alpha, np.where(alpha[:, None] > 0, log_table, 0.0).sum(axis=1)))
+
+
+class _BaseDiscreteNB(_LinearNB):
+    """Discrete Naive Bayes: additive smoothing ``alpha`` and class priors."""
+
+    _non_negative = True
+    _parameter_constraints = declare({"alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
+                              "fit_prior": ["boolean"], "class_prior": ["array-like", None], "force_alpha": ["boolean"]})
+
+    def __init__(self, alpha=1.0, fit_prior=True, class_prior=None, force_alpha=True):
+        self.alpha = alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.force_alpha = force_alpha
+
+    # ---------------------------------------------------------- parameters
+    def _validate_params(self, n_features, n_classes):
+        super()._validate_params(n_features, n_classes)
+        self._check_alpha(n_features, warn=True)
+        check_class_prior(self.class_prior, n_classes)
+
+    def _check_alpha(self, n_features, warn=False):
+        """The smoothing as a float or a (n_features,) array, bounded below unless force_alpha (with a warning
+        when ``warn``: once per fit, where the parameters are validated)."""
+        if isinstance(self.alpha, numbers.Real) and not isinstance(self.alpha, bool):
+            alpha = float(self.alpha)
+            if not alpha >= 0:
+                raise ValueError(f"alpha must be a float in the range [0.0, inf) or an array-like; got {self.alpha!r}.")
+        else:
+            alpha = np.asarray(self.alpha)
+            if alpha.dtype.kind not in "iuf" or alpha.ndim != 1:
+                raise ValueError(f"alpha must be a non-negative float or a 1-D array of floats; got {self.alpha!r}.")
+            if alpha.shape[0] != n_features:
+                raise ValueError(
+                    "When alpha is an array, it should contains `n_features`. "
+                    f"Got {alpha.shape[0]} elements instead of {n_features}."
+                )
+            alpha = alpha.astype(np.float64)
+            if not np.all((alpha >= 0) & (alpha < np.inf)):
+                raise ValueError(f"All values in alpha must be finite and non-negative; got {self.alpha!r}.")
+        if np.min(alpha) < _ALPHA_LOWER_BOUND and not self.force_alpha:
+            if warn:
+                warnings.warn(f"alpha too small will result in numeric errors, setting alpha = "
+                              f"{_ALPHA_LOWER_BOUND:.1e}. Use `force_alpha=True` to keep alpha unchanged.")
+            return np.maximum(alpha, _ALPHA_LOWER_BOUND)
+        return alpha
+
+    # ---------------------------------------------------------- statistics
+    def _update_params(self):
+        alpha = self._check_alpha(self.n_features_in_)
+        self._update_feature_log_prob(alpha)
+        self._update_class_log_prior()
+
+    def _update_class_log_prior(self):
+        prior = check_class_prior(self.class_prior, len(self.classes_))
+        self.class_log_prior_ = class_log_prior(self.class_count_, prior, self.fit_prior)
+
+
+class _CountNB(_BaseDiscreteNB):
+    """The count models whose joint log-likelihood is linear in f(x): MultinomialNB, BernoulliNB,
+    ComplementNB and PoissonNB.
+
+    Statistics: ``class_count_`` and the per-(class, feature) sums of f(x), kept
+    dense (n_classes, n_features) or compact (:class:`SparseCounts`, by
+    feature), whichever the density of the data calls for (see
+    :mod:`nbfast.naive_bayes._statistics`).  The scoring tables are derived from
+    them on first use (``fit`` builds them at once; ``partial_fit`` and
+    ``merge`` leave them to the next prediction, so that many batches cost
+    about one fit) and kept outside the estimator.  A subclass gives its tables
+    three ways: ``_dense_log_table`` (the public ``feature_log_prob_``, in the
+    scoring layout), ``_dense_terms`` (scoring table and bias from it) and
+    ``_compact_terms`` (the same from compact counts).
+    """
+
+    _stat_names = ("class_count_", "_feature_counts")
+    _fitted_attributes = (
+        "classes_", "n_features_in_", "class_count_", "feature_count_", "class_log_prior_", "feature_log_prob_",
+    )
+    #: The per-(class, feature) sums of f(x), dense or compact; None until fitted.
+    _feature_counts = None
+    #: ``feature_log_prob_`` as assigned (scoring layout), which the tables then derive from; None: from the counts.
+    _log_prob_override = None
+    #: The parameters the tables derive from, as they were at the last fit (``_table_parameters``).
+    _table_params = None
+    _compact_attributes = ("classes_", "n_features_in_", "class_count_", "_sparse_feature_count", "class_log_prior_")
+
+    # ---------------------------------------------------------- statistics
+    def _init_stats(self, n_classes, n_features):
+        return {"class_count_": np.zeros(n_classes), "_feature_counts": SparseCounts.empty(n_classes, n_features)}
+
+    def _kernel_threshold(self):
+        """(binarize x in the kernels?, threshold): f(x) = [x > threshold] or x."""
+        return False, 0.0
+
+    def _has_compact_table(self):
+        """Whether the parameters allow compact tables: a zero alpha makes log(0) entries, kept dense."""
+        return bool(np.min(np.asarray(self.alpha, dtype=np.float64)) > 0 or not self.force_alpha)
+
+    def _accumulate(self, stats, X, y_index, sample_weight):
+        binarize, threshold = self._kernel_threshold()
+        class_count, counts = stats["class_count_"], stats["_feature_counts"]
+        if is_compact(counts):
+            if self._has_compact_table() and fits_compact(
+                    counts.nnz + counts.n_pending + X.nnz, counts.n_classes, counts.n_features, counting=True):
+                count_classes(y_index, sample_weight, class_count)
+                stats["_feature_counts"] = counts.add(X, y_index, sample_weight, binarize=binarize, threshold=threshold)
+                return
+            counts = stats["_feature_counts"] = as_dense(counts)
+        accumulate_class_counts(X, y_index, sample_weight, class_count, counts, binarize=binarize, threshold=threshold)
+
+    def _soft_label_accumulator(self, X):
+        if self._ignores_missing():
+            raise TypeError(f"{type(self).__name__} with missing='ignore' does not learn from soft labels "
+                            "(semi-supervised EM): its observed counts are not kept per soft label.")
+        binarize, threshold = self._kernel_threshold()
+        accumulate = soft_class_counts(X, binarize=binarize, threshold=threshold)
+
+        def accumulate_counts(stats, class_weight):
+            # soft labels give every class a share of every feature: dense
+            counts = stats["_feature_counts"] = as_dense(stats["_feature_counts"])
+            accumulate(class_weight, stats["class_count_"], counts)
+
+        return accumulate_counts
+
+    @classmethod
+    def _merge_stats(cls, models):
+        counts = sum_counts([model._counts() for model in models])
+        class_count = np.sum([np.asarray(model.class_count_, dtype=np.float64) for model in models], axis=0)
+        stats = {"class_count_": class_count, "_feature_counts": counts}
+        if any(model._fitted_observed_count() is not None for model in models):
+            stats[OBSERVED_COUNT] = np.sum([model._observed_count() for model in models], axis=0)
+        return stats
+
+    @classmethod
+    def _complement_stats(cls, whole, part):
+        # Counts add up over rows, so they subtract: the statistics of the other rows (whole + (-part) is
+        # whole - part exactly, entry by entry, in either representation).
+        counts = sum_counts([whole._counts(), negated(part._counts())])
+        stats = {"class_count_": np.asarray(whole.class_count_, dtype=np.float64) - part.class_count_,
+                 "_feature_counts": counts}
+        if whole._fitted_observed_count() is not None:
+            stats[OBSERVED_COUNT] = whole._observed_count() - part._observed_count()
+        return stats
+
+    def _update_feature_log_prob(self, alpha):
+        # The tables are derived on first use, from the parameters of this moment.
+        self._table_params = self._table_parameters(alpha)
+        counts = self._feature_counts
+        if is_compact(counts) and not (self._has_compact_table() and fits_compact(
+                counts.nnz + counts.n_pending, counts.n_classes, counts.n_features)):  # perhaps too dense: count
+            counts = counts.settled()
+            if not (self._has_compact_table() and fits_compact(counts.nnz, counts.n_classes, counts.n_features)):
+                counts = counts.toarray()
+            self._feature_counts = counts
+        self._statistics_changed()
+
+    def _table_parameters(self, alpha):
+        """The parameters the tables are derived with (snapshot at fit: ``set_params`` after it changes nothing)."""
+        return {"alpha": alpha}
+
+    def _params_for_tables(self):
+        params = self._table_params
+        return params if params is not None else self._table_parameters(self._check_alpha(self.n_features_in_))
+
+    def _statistics_changed(self):
+        """Forget the tables derived from the statistics and any table assigned by hand."""
+        self._log_prob_override = None
+        self._forget_derived()
+
+    def _build_tables(self):
+        if is_compact(self._feature_counts):  # fit had every batch at once: nothing to defer
+            self._feature_counts = settled(self._feature_counts)
+        self._scoring_terms()
+
+    def _counts(self):
+        """The statistics with every batch added: a compact model's pending entries are settled on first use
+        (and kept with the derived tables)."""
+        counts = self._feature_counts
+        if settled(counts) is not counts:
+            return self._derived("settled", lambda: settled(counts))
+        return counts
+
+    def _is_compact(self):
+        return is_compact(self._feature_counts) and self._log_prob_override is None
+
+    def _saved_attributes(self):
+        return self._compact_attributes if self._is_compact() else self._fitted_attributes
+
+    # ------------------------------------------------------------- tables
+    def _scoring_terms(self):
+        """(table, bias without the prior): the table dense (n_features, n_classes) or a CompactTable."""
+        def build():
+            # each statistic read once and checked against the other: a refit in another thread replaces them
+            counts, class_count = self._counts(), np.asarray(self.class_count_, dtype=np.float64)
+            if not (is_compact(counts) and self._is_compact()):
+                return self._dense_terms(self._log_prob_table)
+            if class_count.shape != (counts.n_classes,):
+                raise ValueError(f"class_count_ has shape {class_count.shape}, expected ({counts.n_classes},) (or "
+                                 "the model was refitted while predicting).")
+            return self._compact_terms(counts, class_count, self._params_for_tables())
+
+        return self._derived("scoring", build)
+
+    def _linear_terms(self):
+        table, bias = self._scoring_terms()
+        return (table, self._added_log_prior() + bias, *self._kernel_threshold())
+
+    @property
+    def _log_prob_table(self):
+        """``feature_log_prob_`` in the scoring layout (n_features, n_classes): assigned, or derived from the counts."""
+        override = self._log_prob_override
+        if override is not None:
+            return override
+        counts = self._counts()
+        return self._derived("log_prob", lambda: self._dense_log_table(as_dense(counts), self._params_for_tables()))
+
+    @abstractmethod
+    def _dense_log_table(self, counts, params):
+        """The (n_features, n_classes) table whose transpose is ``feature_log_prob_``, from dense counts."""
+
+    def _dense_terms(self, log_table):
+        """(scoring table (n_features, n_classes), bias without the prior) from the log table."""
+        return log_table, 0.0
+
+    @abstractmethod
+    def _compact_terms(self, counts, class_count, params):
+        """(CompactTable, bias without the prior) from compact counts and the class counts."""
+
+    def _smoothed_log_table(self, counts, alpha, denominator, alpha_weight=0.0):
+        """log(counts[c, j] + alpha_j) - log(denominator[c] + alpha_weight * alpha_j), (n_features, n_classes).
+
+        Built by a parallel kernel directly in the scoring layout.
+        """
+        counts = np.require(counts, dtype=np.float64, requirements=["C"])
+        denominator, alpha = np.asarray(denominator), np.atleast_1d(np.asarray(alpha, dtype=np.float64))
+        if denominator.shape != counts.shape[:1] or alpha.shape not in ((1,), counts.shape[1:]):
+            raise ValueError(f"the class counts {denominator.shape} or alpha {alpha.shape} do not match the feature "
+                             f"counts {counts.shape} (the model was refitted while predicting).")
+        table = np.empty((counts.shape[1], counts.shape[0]))
+        tables.smoothed_log_table(counts, alpha, np.ascontiguousarray(denominator, dtype=np.float64), alpha_weight,
+                                  table, effective_n_threads(table.size))
+        return table
+
+    # --------------------------------------------------- public attributes
+    def _missing(self, name):
+        return AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    @property
+    def feature_count_(self):
+        """Per-(class, feature) sums of f(x), (n_classes, n_features).
+
+        Of a compact model (large vocabulary, few counts), a dense read-only copy
+        materialized on first access and kept until the model changes: it is
+        never needed to fit or predict.
+        """
+        if self._feature_counts is None:
+            raise self._missing("feature_count_")
+        counts = self._counts()
+        if is_compact(counts):
+            def materialize():
+                dense = counts.toarray()
+                dense.flags.writeable = False
+                return dense
+
+            return self._derived("feature_count", materialize)
+        return counts
+
+    @feature_count_.setter
+    def feature_count_(self, value):
+        # As in scikit-learn, the parameters stay those of the last fit until the next one.
+        if self._feature_counts is not None and self._log_prob_override is None:
+            self._log_prob_override = self._log_prob_table
+        self._feature_counts = np.asarray(value)
+        self._forget_derived()
+
+    @property
+    def _sparse_feature_count(self):
+        """The compact counts as ``(indptr, classes, values)`` (what a model file of format version 2 stores)."""
+        if not is_compact(self._feature_counts):
+            raise self._missing("_sparse_feature_count")
+        return self._counts().arrays()
+
+    @_sparse_feature_count.setter
+    def _sparse_feature_count(self, arrays):
+        if not self._has_compact_table():
+            raise ValueError(f"{type(self).__name__} with alpha={self.alpha!r} has no compact tables.")
+        self._feature_counts = SparseCounts.from_arrays(arrays, len(self.classes_), self.n_features_in_)
+        self._table_params = None
+        self._statistics_changed()
+
+    @property
+    def feature_log_prob_(self):
+        """Empirical log probability of features given a class, (n_classes, n_features).
+
+        A read-only view of the log table: assign a new array to change the
+        model, so that the tables derived from it are rebuilt too.  Of a compact
+        model, materialized on first access and kept until the model changes.
+        """
+        if self._feature_counts is None and self._log_prob_override is None:
+            raise self._missing("feature_log_prob_")
+        view = self._log_prob_table.T
+        view.flags.writeable = False
+        return view
+
+    @feature_log_prob_.setter
+    def feature_log_prob_(self, value):
+        table = np.ascontiguousarray(np.asarray(value, dtype=np.float64).T)
+        check_no_nan(table, "feature_log_prob_")
+        self._log_prob_override = table
+        self._forget_derived()
+
+    @classmethod
+    def _fitted_shapes(cls, fitted, n_classes, n_features):
+        # a compact model's _sparse_feature_count is checked by its setter (SparseCounts.from_arrays)
+        shapes = {"class_count_": (n_classes,), "feature_count_": (n_classes, n_features),
+                  "class_log_prior_": (n_classes,), "feature_log_prob_": (n_classes, n_features),
+                  "feature_all_": (n_features,)}
+        return {name: shape for name, shape in shapes.items() if name in fitted}
+
+    def _validate_fitted(self):
+        """Counts of the right shape, finite and non-negative (before any table is derived from them); tables of
+        the right shape, no NaN in what scoring reads and no +inf in the bias (O(C x D), or O(nnz) compact)."""
+        super()._validate_fitted()
+        n_classes, n_features = len(self.classes_), self.n_features_in_
+        shape = counts_shape(self._feature_counts)
+        if shape != (n_classes, n_features):
+            raise ValueError(f"feature_count_ has shape {shape}, expected {(n_classes, n_features)}.")
+        check_counts(self.class_count_, "class_count_")
+        counts = self._counts()
+        check_counts(count_values(counts), "feature_count_")
+        table, bias = self._linear_terms()[:2]
+        if np.shape(table) != (n_features, n_classes) or np.shape(bias) != (n_classes,):
+            raise ValueError(
+                f"the scoring table has shape {np.shape(table)} and the bias {np.shape(bias)}, "
+                f"expected ({n_features}, {n_classes}) and ({n_classes},)."
+            )
+        for values in table_arrays(table):
+            check_no_nan(values, "feature_log_prob_ (the scoring table derived from it)")
+        check_log_prior(bias, "class_log_prior_ (the scoring bias derived from it)")
