@@ -7,6 +7,11 @@ no column stored twice in a row (a duplicate is summed, as scipy's ``toarray()``
 does, for every estimator alike).  A row's indices may come in any order: the
 kernels add a row's entries in the order stored.  The kernels trust all of
 this and check nothing.
+
+Fitted state from outside a fit (a model file, scikit-learn, attributes
+assigned by hand) passes here too: :func:`rebuild` checks the shapes of the
+attributes before setting them (:func:`check_fitted_shapes`) and their
+agreement after (:func:`check_fitted_state`).
 """
 
 import numbers
@@ -478,7 +483,7 @@ def check_fitted_state(model):
             if isinstance(value, (list, tuple)) else []
         if name != "classes_" and any(a.dtype.kind not in "biuf" for a in arrays):
             raise ValueError(f"{name} must hold numbers.")
-    observed = vars(model).get("observed_count_")
+    observed = model._fitted_observed_count()
     if observed is not None:
         if not isinstance(observed, np.ndarray) or observed.shape != (len(classes), n_features) \
                 or observed.dtype.kind not in "biuf":
@@ -523,3 +528,25 @@ def check_fitted_shapes(cls, fitted):
             if not scalar and (not isinstance(v, np.ndarray) or v.shape != shape):
                 got = f"shape {v.shape}" if isinstance(v, np.ndarray) else f"type {type(v).__name__}"
                 raise ValueError(f"{where} has {got}, expected an array of shape {shape}.")
+
+
+def rebuild(cls, params, fitted, feature_names=None):
+    """A new ``cls`` estimator with these parameters and (when not None) fitted attributes.
+
+    The fitted attributes are checked by :func:`check_fitted_shapes`, set in the
+    order of ``cls._fitted_attributes`` (or of ``cls._compact_attributes``, when
+    ``fitted`` holds those), and the result is checked by
+    :func:`check_fitted_state`; nothing is returned half-built.
+    """
+    model = cls(**params)
+    if fitted is not None:
+        check_fitted_shapes(cls, fitted)
+        if "observed_count_" in fitted:  # before the attributes whose setters derive statistics from it
+            model.observed_count_ = fitted["observed_count_"]
+        compact = bool(cls._compact_attributes) and set(fitted) == set(cls._compact_attributes)
+        for name in cls._compact_attributes if compact else cls._fitted_attributes:
+            setattr(model, name, fitted[name])
+        if feature_names is not None:
+            model.feature_names_in_ = feature_names
+        check_fitted_state(model)
+    return model

@@ -9,8 +9,8 @@ copied: the two models never share memory.  ``to_sklearn`` is also the
 estimators' method ``model.to_sklearn()``.
 """
 
+from nbfast._validation import rebuild
 from nbfast.naive_bayes import ESTIMATORS
-from nbfast.naive_bayes._base import rebuild
 from nbfast.naive_bayes._sklearn import carry_params, copy_value, fitted_state, sklearn_naive_bayes, to_sklearn
 
 __all__ = ["from_sklearn", "to_sklearn"]

@@ -188,11 +188,8 @@ def read_blocks(args, progress, *, vectorizer=None, labels=True):
 
 
 def takes_sparse(model):
-    """Whether the model takes CSR input (its tags say so; without scikit-learn every nbfast model does)."""
-    try:
-        return model.__sklearn_tags__().input_tags.sparse
-    except AttributeError:  # without scikit-learn there are no tags
-        return True
+    """Whether the model takes CSR input (a MixedNB with a scikit-learn part may not)."""
+    return model._takes_sparse()
 
 
 def model_input(block, model, n_features):

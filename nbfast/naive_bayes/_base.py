@@ -50,8 +50,6 @@ from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import (
     _feature_names,
-    check_fitted_shapes,
-    check_fitted_state,
     check_is_fitted,
     check_sample_weight,
     check_X,
@@ -95,28 +93,6 @@ def held_nbytes(model):
 
     walk(model)
     return sum(bases.values())
-
-
-def rebuild(cls, params, fitted, feature_names=None):
-    """A new ``cls`` estimator with these parameters and (when not None) fitted attributes.
-
-    The fitted attributes are checked by :func:`check_fitted_shapes`, set in the
-    order of ``cls._fitted_attributes`` (or of ``cls._compact_attributes``, when
-    ``fitted`` holds those), and the result is checked by
-    :func:`check_fitted_state`; nothing is returned half-built.
-    """
-    model = cls(**params)
-    if fitted is not None:
-        check_fitted_shapes(cls, fitted)
-        if "observed_count_" in fitted:  # before the attributes whose setters derive statistics from it
-            model.observed_count_ = fitted["observed_count_"]
-        compact = bool(cls._compact_attributes) and set(fitted) == set(cls._compact_attributes)
-        for name in cls._compact_attributes if compact else cls._fitted_attributes:
-            setattr(model, name, fitted[name])
-        if feature_names is not None:
-            model.feature_names_in_ = feature_names
-        check_fitted_state(model)
-    return model
 
 
 class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
@@ -216,7 +192,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
 
     def _saved_attributes(self):
         """The attributes that fully determine this fitted model: ``_fitted_attributes``, or
-        ``_compact_attributes`` for a model in compact form (model files of format version 2 store those)."""
+        ``_compact_attributes`` for a model in compact form (what its model file stores)."""
         return type(self)._fitted_attributes
 
     def _commit(self, stats, classes, n_features, feature_names):
@@ -442,9 +418,13 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         coef, intercept = self._linear_export()
         return np.array(coef, dtype=np.float64, order="C"), np.array(intercept, dtype=np.float64)
 
+    def _takes_sparse(self):
+        """Whether the model takes sparse X (every nbfast estimator does; a composite, when all its parts do)."""
+        return True
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
+        tags.input_tags.sparse = self._takes_sparse()
         tags.input_tags.positive_only = self._non_negative
         try:
             tags.input_tags.allow_nan = self._ignores_missing()

@@ -33,6 +33,7 @@ from nbfast.naive_bayes._statistics import (
     count_values,
     counts_shape,
     fits_compact,
+    has_pending,
     is_compact,
     negated,
     settled,
@@ -290,8 +291,8 @@ class _CountNB(_BaseDiscreteNB):
         """The statistics with every batch added: a compact model's pending entries are settled on first use
         (and kept with the derived tables)."""
         counts = self._feature_counts
-        if settled(counts) is not counts:
-            return self._derived("settled", lambda: settled(counts))
+        if has_pending(counts):
+            return self._derived("settled", counts.settled)
         return counts
 
     def _is_compact(self):
@@ -389,7 +390,7 @@ class _CountNB(_BaseDiscreteNB):
 
     @property
     def _sparse_feature_count(self):
-        """The compact counts as ``(indptr, classes, values)`` (what a model file of format version 2 stores)."""
+        """The compact counts as ``(indptr, classes, values)`` (what a model file stores for a compact model)."""
         if not is_compact(self._feature_counts):
             raise self._missing("_sparse_feature_count")
         return self._counts().arrays()

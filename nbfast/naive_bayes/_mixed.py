@@ -70,6 +70,9 @@ class _ScikitLearnPart:
             return np.zeros_like(log_prior)
         return log_prior
 
+    def _takes_sparse(self):
+        return _compat.sklearn_module("utils", "tags").get_tags(self.estimator).input_tags.sparse
+
 
 def _contract(estimator):
     """The part itself (an nbfast estimator), or the adapter of a scikit-learn one."""
@@ -528,6 +531,13 @@ class MixedNB(_BaseComposition, _BaseNB):
         intercept[np.isneginf(self.class_log_prior_)] = -np.inf
         return coef, intercept
 
+    def _takes_sparse(self):
+        try:
+            parts = self._parts()
+        except (TypeError, ValueError):  # refused at fit
+            return True
+        return all(_contract(estimator)._takes_sparse() for _, estimator, _ in parts)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         get_tags = _compat.sklearn_module("utils", "tags").get_tags
@@ -536,6 +546,5 @@ class MixedNB(_BaseComposition, _BaseNB):
             part_tags = [get_tags(estimator) for _, estimator, _ in self._parts()]
         except (TypeError, ValueError):
             return tags
-        tags.input_tags.sparse = all(t.input_tags.sparse for t in part_tags)
         tags.input_tags.positive_only = any(t.input_tags.positive_only for t in part_tags)
         return tags

@@ -275,6 +275,11 @@ def counts_shape(counts):
     return (counts.n_classes, counts.n_features) if is_compact(counts) else np.shape(counts)
 
 
+def has_pending(counts):
+    """Whether compact counts hold batches not added yet (see :meth:`SparseCounts.settled`)."""
+    return is_compact(counts) and bool(counts.pending)
+
+
 def settled(counts):
     """The counts with every pending batch added (dense counts have none)."""
     return counts.settled() if is_compact(counts) else counts

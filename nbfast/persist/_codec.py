@@ -9,7 +9,7 @@ string keys, and nbfast estimators (fitted or not) nested anywhere inside them:
 a composite model such as MixedNB contributes its parts by holding them in a
 parameter or a fitted attribute.  On load, classes are looked up in the
 registry (:data:`nbfast.naive_bayes.ESTIMATORS`), never imported by name, and
-the rebuilt model is checked (:func:`nbfast.naive_bayes._base.check_fitted_state`)
+the rebuilt model is checked (:func:`nbfast._validation.check_fitted_state`)
 before it is returned.
 """
 
@@ -17,8 +17,9 @@ import numbers
 
 import numpy as np
 
+from nbfast._validation import rebuild
 from nbfast.naive_bayes import ESTIMATORS
-from nbfast.naive_bayes._base import _BaseNB, rebuild
+from nbfast.naive_bayes._base import _BaseNB
 from nbfast.persist._container import (
     ModelFormatError,
     _allowed_dtype,
@@ -44,7 +45,7 @@ def _is_fitted(model):
 def _stored_attributes(model):
     """The fitted attributes a file holds for ``model``: ``_saved_attributes()`` (``_fitted_attributes``, or a
     compact model's), and ``observed_count_`` when the model was fitted with missing values (never compact)."""
-    return model._saved_attributes() + (("observed_count_",) if "observed_count_" in vars(model) else ())
+    return model._saved_attributes() + (("observed_count_",) if model._fitted_observed_count() is not None else ())
 
 
 def _stored_size(value):

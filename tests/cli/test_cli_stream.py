@@ -225,15 +225,17 @@ def test_models_refusing_sparse_input_get_dense_chunks(corpus):
     pytest.importorskip("sklearn")
     X, y = corpus
 
+    from sklearn.naive_bayes import GaussianNB
+
     class DenseOnlyNB(nbfast.MultinomialNB):
-        def __sklearn_tags__(self):
-            tags = super().__sklearn_tags__()
-            tags.input_tags.sparse = False
-            return tags
+        def _takes_sparse(self):
+            return False
 
     block = Block("mem", X.data, X.indices.astype(np.int64), X.indptr.astype(np.int64), y,
                   np.arange(1, X.shape[0] + 1), 0)
     assert sp.issparse(stream.model_input(block, nbfast.MultinomialNB(), 200))
-    dense = stream.model_input(block, DenseOnlyNB(), 200)
-    assert isinstance(dense, np.ndarray)
-    np.testing.assert_array_equal(dense, X.toarray())
+    assert sp.issparse(stream.model_input(block, nbfast.MixedNB([("counts", nbfast.MultinomialNB(), [0])]), 200))
+    for model in (DenseOnlyNB(), nbfast.MixedNB([("gaussian", GaussianNB(), [0])])):  # scikit-learn's: dense only
+        dense = stream.model_input(block, model, 200)
+        assert isinstance(dense, np.ndarray)
+        np.testing.assert_array_equal(dense, X.toarray())

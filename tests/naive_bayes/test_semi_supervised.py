@@ -314,7 +314,7 @@ def test_fitted_attributes_are_checked_on_load():
         fitted = {attribute: getattr(semi, attribute) for attribute in semi._fitted_attributes}
         fitted[name] = value
         with pytest.raises(ValueError, match=match):
-            nbfast.naive_bayes._base.rebuild(nbfast.SemiSupervisedNB, semi.get_params(deep=False), fitted)
+            nbfast._validation.rebuild(nbfast.SemiSupervisedNB, semi.get_params(deep=False), fitted)
 
 
 def test_no_incremental_fit_and_no_merge():
