@@ -35,14 +35,14 @@ from nbfast._kernels.compact import pointer_array, sum_by_class
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import MISSING, check_counts, check_log_prior, check_missing, check_no_nan
 from nbfast.naive_bayes._categories import (
-    _check_blocks,
-    _csr,
-    _dense_counts,
-    _DenseTables,
-    _moved_columns,
-    _seen_columns,
-    _starts,
+    DenseTables,
+    check_blocks,
     check_n_categories,
+    column_starts,
+    csr_on,
+    dense_counts,
+    moved_columns,
+    seen_columns,
 )
 from nbfast.naive_bayes._count import _BaseDiscreteNB, accumulate_class_counts, count_classes
 from nbfast.naive_bayes._params import Interval, StrOptions, declare
@@ -156,7 +156,7 @@ class CategoricalNB(_BaseDiscreteNB):
     _scoring_params = ("max_categories", "missing")
     #: The stacked category counts, dense or compact; None until fitted.
     _category_counts = None
-    #: A dense model's tables (:class:`_DenseTables`); None for a compact model, whose tables are derived.
+    #: A dense model's tables (:class:`DenseTables`); None for a compact model, whose tables are derived.
     _dense_tables = None
     #: The smoothing a compact model's tables derive from, as it was at the last fit.
     _table_alpha = None
@@ -240,11 +240,11 @@ class CategoricalNB(_BaseDiscreteNB):
         width = int(np.sum(n_categories + 1))
         missing_start = width if self._ignores_missing() else -1
         category_columns(
-            X.data, X.indices, n_categories, _starts(n_categories), self._max_code(), missing_start, columns, present,
-            effective_n_threads(X.nnz),
+            X.data, X.indices, n_categories, column_starts(n_categories), self._max_code(), missing_start, columns,
+            present, effective_n_threads(X.nnz),
         )
         shape = (X.shape[0], width + (X.shape[1] if self._ignores_missing() else 0))
-        return _csr(present, columns, X.indptr.astype(np.int64), shape)
+        return csr_on(present, columns, X.indptr.astype(np.int64), shape)
 
     # ---------------------------------------------------------- statistics
     @classmethod
@@ -257,14 +257,14 @@ class CategoricalNB(_BaseDiscreteNB):
                 "n_categories_": n_categories,
                 "class_count_": np.sum([m.class_count_ for m in models], axis=0),
                 "_category_counts": SparseCounts.sum(
-                    [_moved_columns(m._category_counts, m.n_categories_, n_categories) for m in models]),
+                    [moved_columns(m._category_counts, m.n_categories_, n_categories) for m in models]),
             }
         counts = [np.zeros((len(models[0].classes_), n)) for n in n_categories]
         for model in models:
             for total, block in zip(counts, model.category_count_):
                 total[:, : block.shape[1]] += block
         stacked = np.zeros((len(models[0].classes_), int(np.sum(n_categories + 1))))
-        stacked[:, _seen_columns(n_categories)[2]] = np.hstack(counts)
+        stacked[:, seen_columns(n_categories)[2]] = np.hstack(counts)
         return {
             "n_categories_": n_categories,
             "class_count_": np.sum([m.class_count_ for m in models], axis=0),
@@ -301,17 +301,17 @@ class CategoricalNB(_BaseDiscreteNB):
             if self._has_compact_table() and fits_compact(
                     counts.nnz + counts.n_pending + X.nnz, n_classes, n_columns, counting=True):
                 if not np.array_equal(old, new):
-                    counts = _moved_columns(counts, old, new)
+                    counts = moved_columns(counts, old, new)
                 # the categories v > 0 (category 0 follows from them and the class counts)
                 counts = counts.add(self._category_matrix(X, new), y_index, sample_weight, binarize=True)
                 count_classes(y_index, sample_weight, stats["class_count_"])
                 stats["n_categories_"], stats["_category_counts"] = new, counts
                 return
-            counts = _dense_counts(counts.settled(), stats["class_count_"], old)
+            counts = dense_counts(counts.settled(), stats["class_count_"], old)
         if not np.array_equal(old, new):  # move the counts to the wider layout
-            feature, category, old_columns = _seen_columns(old)
+            feature, category, old_columns = seen_columns(old)
             grown = np.zeros((n_classes, int(np.sum(new + 1))))
-            grown[:, _starts(new)[feature] + category] = counts[:, old_columns]
+            grown[:, column_starts(new)[feature] + category] = counts[:, old_columns]
             counts = grown
         # Categories v > 0 are counted from the stored entries; category 0 of
         # feature j gets N_c minus the class's rows where x_j > 0 or x_j is missing.
@@ -322,9 +322,9 @@ class CategoricalNB(_BaseDiscreteNB):
         else:
             accumulate_class_counts(categories, y_index, sample_weight, batch_class_count, counts)
         present = np.zeros((n_classes, n_features))
-        presence = _csr(categories.data, X.indices, X.indptr, X.shape)
+        presence = csr_on(categories.data, X.indices, X.indptr, X.shape)
         accumulate_class_counts(presence, y_index, sample_weight, np.zeros(n_classes), present)
-        zero = _starts(new)
+        zero = column_starts(new)
         counts[:, zero] = np.maximum(counts[:, zero] + (batch_class_count[:, None] - present), 0.0)
         stats["class_count_"] += batch_class_count
         stats["n_categories_"] = new
@@ -343,7 +343,7 @@ class CategoricalNB(_BaseDiscreteNB):
         """``values`` (n_classes, layout width) minus each feature's category 0 value, as the scoring table reads
         them: with missing values, followed by a column per feature holding minus its category 0 value (a
         missing x_j takes back the term of category 0 that the bias holds)."""
-        zero = values[:, _starts(self.n_categories_)]
+        zero = values[:, column_starts(self.n_categories_)]
         deltas = values - np.repeat(zero, self.n_categories_ + 1, axis=1)
         return np.hstack([deltas, -zero]) if self._ignores_missing() else deltas
 
@@ -356,12 +356,12 @@ class CategoricalNB(_BaseDiscreteNB):
         if is_compact_table(table):
             return self._derived("missing_scoring",
                                  lambda: np.ascontiguousarray(self._deltas(self._stacked_log_prob()).T))
-        return self._with_missing_rows(table, lambda: -self._stacked_log_prob()[:, _starts(self.n_categories_)].T)
+        return self._with_missing_rows(table, lambda: -self._stacked_log_prob()[:, column_starts(self.n_categories_)].T)
 
     def _smoothed_log_prob(self, alpha):
         """log((N_cjv + alpha) / (N_c + alpha * n_j)) in the stacked layout, slots included."""
         n_categories = self.n_categories_
-        starts, slots = _starts(n_categories), _starts(n_categories) + n_categories
+        starts, slots = column_starts(n_categories), column_starts(n_categories) + n_categories
         smoothed = self._dense_category_counts() + alpha
         smoothed[:, slots] = 0.0
         zero = smoothed[:, starts]
@@ -388,7 +388,7 @@ class CategoricalNB(_BaseDiscreteNB):
             if self._has_compact_table() and fits_compact(counts.nnz, n_classes, counts.n_features):
                 self._become_compact(alpha)
                 return
-            self._category_counts = _dense_counts(counts, self.class_count_, self.n_categories_)
+            self._category_counts = dense_counts(counts, self.class_count_, self.n_categories_)
         self._set_log_prob(self._smoothed_log_prob(alpha))
 
     # ---------------------------------------------------------- compact form
@@ -430,7 +430,7 @@ class CategoricalNB(_BaseDiscreteNB):
         counts = self._category_counts
         if not is_compact(counts):
             return counts
-        return self._derived("dense_counts", lambda: _dense_counts(*self._compact_state()))
+        return self._derived("dense_counts", lambda: dense_counts(*self._compact_state()))
 
     def _table_alpha_now(self):
         alpha = self._table_alpha
@@ -460,7 +460,7 @@ class CategoricalNB(_BaseDiscreteNB):
         the default.  The bias is sum_j log p(x_j = 0 | c).
         """
         (counts, class_count, n_categories), alpha = self._compact_state(), float(self._table_alpha_now())
-        n_classes, starts = counts.n_classes, _starts(n_categories)
+        n_classes, starts = counts.n_classes, column_starts(n_categories)
         column_feature = np.repeat(np.arange(n_categories.shape[0]), n_categories + 1)
         log_all = np.log(class_count + alpha)
         default = np.log(alpha) - log_all
@@ -498,24 +498,24 @@ class CategoricalNB(_BaseDiscreteNB):
     def _set_log_prob(self, log_prob):
         """Install the stacked log-probabilities and derive the scoring terms."""
         n_categories = self.n_categories_
-        log_zero = log_prob[:, _starts(n_categories)]
+        log_zero = log_prob[:, column_starts(n_categories)]
         # a sum over every feature: compensated, so that it does not drift with many features
         log_zero_sum = tables.column_sums(np.ascontiguousarray(log_zero.T), tables.Terms.VALUES,
                                           effective_n_threads(log_zero.size))
         with np.errstate(invalid="ignore"):
             delta_table = np.ascontiguousarray((log_prob - np.repeat(log_zero, n_categories + 1, axis=1)).T)
         # alpha = 0 can leave log p = -inf, and -inf - (-inf) is NaN: scored separately.
-        self._dense_tables = _DenseTables(log_prob, delta_table, log_zero_sum, bool(np.all(np.isfinite(log_prob))))
+        self._dense_tables = DenseTables(log_prob, delta_table, log_zero_sum, bool(np.all(np.isfinite(log_prob))))
 
     # ---------------------------------------------------------- public lists
     def _blocks(self, stacked):
         n_categories = self.n_categories_
-        return [stacked[:, s:s + n] for s, n in zip(_starts(n_categories), n_categories)]
+        return [stacked[:, s:s + n] for s, n in zip(column_starts(n_categories), n_categories)]
 
     def _stacked(self, blocks, template):
         """``template`` with its category columns replaced by the horizontally stacked ``blocks``."""
         stacked = np.array(template, dtype=np.float64)
-        stacked[:, _seen_columns(self.n_categories_)[2]] = np.hstack([np.asarray(b, dtype=np.float64) for b in blocks])
+        stacked[:, seen_columns(self.n_categories_)[2]] = np.hstack([np.asarray(b, dtype=np.float64) for b in blocks])
         return stacked
 
     @property
@@ -546,7 +546,7 @@ class CategoricalNB(_BaseDiscreteNB):
     def category_count_(self, value):
         n_categories = check_n_categories(self.n_categories_, self.n_features_in_)
         n_classes = len(self.classes_)
-        _check_blocks(value, n_classes, n_categories, "category_count_")  # before the allocation they back
+        check_blocks(value, n_classes, n_categories, "category_count_")  # before the allocation they back
         if self._is_compact():  # as in scikit-learn, the parameters stay those of the last fit
             self._set_log_prob(self._smoothed_log_prob(self._table_alpha_now()))
         self._category_counts = self._stacked(value, np.zeros((n_classes, int(np.sum(n_categories + 1)))))
@@ -572,7 +572,7 @@ class CategoricalNB(_BaseDiscreteNB):
     @feature_log_prob_.setter
     def feature_log_prob_(self, value):
         n_categories = check_n_categories(self.n_categories_, self.n_features_in_)
-        _check_blocks(value, len(self.classes_), n_categories, "feature_log_prob_")
+        check_blocks(value, len(self.classes_), n_categories, "feature_log_prob_")
         if counts_shape(self._category_counts) != (len(self.classes_), int(np.sum(n_categories + 1))):
             raise ValueError("set category_count_ (for the current n_categories_) before feature_log_prob_.")
         # The unseen slots are derived from the counts and alpha.
@@ -637,7 +637,7 @@ class CategoricalNB(_BaseDiscreteNB):
 
     def _feature_scores(self):
         # the linear model on the one-hot encoding: a term per (feature, category)
-        feature, category, columns = _seen_columns(self.n_categories_)
+        feature, category, columns = seen_columns(self.n_categories_)
         return contrast(self._stacked_log_prob()[:, columns]), feature, category
 
     def _score(self, X, mode):
@@ -662,7 +662,7 @@ class CategoricalNB(_BaseDiscreteNB):
         """
         impossible = np.isneginf(log_prob)
         finite = np.where(impossible, 0.0, log_prob)
-        starts = _starts(self.n_categories_)
+        starts = column_starts(self.n_categories_)
         jll = categories @ self._deltas(finite).T
         jll += self.class_log_prior_ + finite[:, starts].sum(axis=1)
         n_impossible = categories @ self._deltas(impossible.astype(float)).T

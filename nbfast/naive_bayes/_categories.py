@@ -7,38 +7,36 @@ import numpy as np
 import scipy.sparse as sp
 
 from nbfast._kernels.compact import pointer_array
-from nbfast.naive_bayes._statistics import (
-    SparseCounts,
-)
+from nbfast.naive_bayes._statistics import SparseCounts
 
 
-def _starts(n_categories):
+def column_starts(n_categories):
     """First column of each feature in the stacked layout (categories, then the unseen slot)."""
     starts = np.zeros(len(n_categories), dtype=np.int64)
     np.cumsum(n_categories[:-1] + 1, out=starts[1:])
     return starts
 
 
-def _seen_columns(n_categories):
+def seen_columns(n_categories):
     """(feature, category, column) of every category column, the unseen slots left out."""
     feature = np.repeat(np.arange(len(n_categories)), n_categories)
     category = np.arange(feature.shape[0]) - np.repeat(np.cumsum(n_categories) - n_categories, n_categories)
-    return feature, category, _starts(n_categories)[feature] + category
+    return feature, category, column_starts(n_categories)[feature] + category
 
 
-def _moved_columns(counts, old, new):
+def moved_columns(counts, old, new):
     """Compact counts of the category columns of layout ``old`` (n_categories) moved to layout ``new``."""
     counts = counts.settled()
-    feature, category, old_columns = _seen_columns(old)
+    feature, category, old_columns = seen_columns(old)
     per_column = np.zeros(int(np.sum(new + 1)) + 1, dtype=np.int64)  # the slots hold nothing
-    per_column[_starts(new)[feature] + category + 1] = np.diff(counts.indptr)[old_columns]
+    per_column[column_starts(new)[feature] + category + 1] = np.diff(counts.indptr)[old_columns]
     return SparseCounts(pointer_array(np.cumsum(per_column)), counts.classes, counts.values, counts.n_classes)
 
 
-def _dense_counts(counts, class_count, n_categories):
+def dense_counts(counts, class_count, n_categories):
     """Stacked dense counts (n_classes, columns) of compact ones: category 0's are N_c - sum_v>0 N_cjv."""
     dense = counts.toarray()
-    starts = _starts(n_categories)
+    starts = column_starts(n_categories)
     dense[:, starts] = np.maximum(class_count[:, None] - np.add.reduceat(dense, starts, axis=1), 0.0)
     return dense
 
@@ -62,7 +60,7 @@ def check_n_categories(n_categories, n_features):
     return np.ascontiguousarray(n_categories, dtype=np.int64)
 
 
-def _check_blocks(blocks, n_classes, n_categories, name):
+def check_blocks(blocks, n_classes, n_categories, name):
     """Refuse per-feature blocks whose shapes are not (n_classes, n_categories[j]), before any allocation."""
     if not isinstance(blocks, (list, tuple)) or len(blocks) != len(n_categories):
         raise ValueError(f"{name} must be a list of {len(n_categories)} arrays, one per feature.")
@@ -71,7 +69,7 @@ def _check_blocks(blocks, n_classes, n_categories, name):
             raise ValueError(f"{name}[{j}] has shape {np.shape(block)}, expected {(n_classes, int(n))}.")
 
 
-class _DenseTables(NamedTuple):
+class DenseTables(NamedTuple):
     """A dense model's tables: the stacked log-probabilities (n_classes, columns), the scoring table of their
     differences from category 0 (columns, n_classes), its bias sum_j log p(x_j = 0 | c), and whether every
     log-probability is finite."""
@@ -82,7 +80,7 @@ class _DenseTables(NamedTuple):
     finite: bool
 
 
-def _csr(data, indices, indptr, shape):
+def csr_on(data, indices, indptr, shape):
     """A CSR array on exactly these buffers (scipy's constructor may downcast the indices)."""
     X = sp.csr_array((data, indices, indptr), shape=shape, copy=False)
     X.indices, X.indptr = indices, indptr
