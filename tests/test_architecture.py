@@ -138,3 +138,35 @@ def test_only_compat_names_optional_modules(name):
     named += [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module]
     named += [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
     assert not [text for text in named if names_optional_module(text)]
+
+
+def _calls(tree, name):
+    return [node for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name]
+
+
+@pytest.mark.parametrize("name", sorted(set(MODULES) - {KERNELS, "nbfast.naive_bayes._statistics"}))
+def test_only_the_statistics_module_knows_the_representation(name):
+    """Whether statistics or tables are dense or compact is asked of ``naive_bayes._statistics``, never tested
+    with isinstance elsewhere."""
+    tree = ast.parse(MODULES[name].read_text(), str(MODULES[name]))
+    representations = {"SparseCounts", "CompactTable"}
+    tested = [ast.unparse(call) for call in _calls(tree, "isinstance")
+              if {node.id for node in ast.walk(call.args[1]) if isinstance(node, ast.Name)} & representations]
+    assert not tested
+
+
+@pytest.mark.parametrize("name", sorted(set(MODULES) - {KERNELS}))
+def test_capabilities_are_declared_not_probed(name):
+    """No capability learned by catching NotImplementedError, and no state looked up in an estimator's own
+    instance dict (``vars(self)``): both are declared (class attributes, abstract methods, None defaults)."""
+    tree = ast.parse(MODULES[name].read_text(), str(MODULES[name]))
+    caught = [node for node in ast.walk(tree) if isinstance(node, ast.ExceptHandler) and node.type is not None
+              and "NotImplementedError" in ast.unparse(node.type)]
+    own_dict = [call for call in _calls(tree, "vars") if [ast.unparse(a) for a in call.args] == ["self"]]
+    assert not caught and not own_dict
+
+
+@pytest.mark.parametrize("name", sorted(set(MODULES) - {KERNELS}))
+def test_no_module_over_700_lines(name):
+    assert len(MODULES[name].read_text().splitlines()) <= 700
