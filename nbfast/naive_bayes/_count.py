@@ -181,7 +181,7 @@ class _CountNB(_BaseDiscreteNB):
     :mod:`nbfast.naive_bayes._statistics`).  The scoring tables are derived from
     them on first use (``fit`` builds them at once; ``partial_fit`` and
     ``merge`` leave them to the next prediction, so that many batches cost
-    about one fit) and kept outside the estimator.  A subclass gives its tables
+    about one fit) and kept among the model's derived tables.  A subclass gives its tables
     three ways: ``_dense_log_table`` (the public ``feature_log_prob_``, in the
     scoring layout), ``_dense_terms`` (scoring table and bias from it) and
     ``_compact_terms`` (the same from compact counts).
@@ -191,13 +191,13 @@ class _CountNB(_BaseDiscreteNB):
     _fitted_attributes = (
         "classes_", "n_features_in_", "class_count_", "feature_count_", "class_log_prior_", "feature_log_prob_",
     )
+    _compact_attributes = ("classes_", "n_features_in_", "class_count_", "_sparse_feature_count", "class_log_prior_")
     #: The per-(class, feature) sums of f(x), dense or compact; None until fitted.
     _feature_counts = None
     #: ``feature_log_prob_`` as assigned (scoring layout), which the tables then derive from; None: from the counts.
     _log_prob_override = None
     #: The parameters the tables derive from, as they were at the last fit (``_table_parameters``).
     _table_params = None
-    _compact_attributes = ("classes_", "n_features_in_", "class_count_", "_sparse_feature_count", "class_log_prior_")
 
     # ---------------------------------------------------------- statistics
     def _init_stats(self, n_classes, n_features):
