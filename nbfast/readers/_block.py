@@ -19,19 +19,26 @@ class Block:
     data, indices, indptr : ndarray
         The rows in CSR form, with indices counted from 0.
     y : ndarray or None
-        Labels (None when the file has none).
+        Labels (None when the file has none); given as a function that makes them, they are made when first
+        used.
     row_numbers : ndarray
         The 1-based line (text files) or row (.npz) of each row in its file, for messages.
     n_bytes : int
         Input bytes the block consumed (for progress).
-    documents : list of str or None
+    documents : sequence of str or None
         The raw text of each row (text files only).
     """
 
     def __init__(self, path, data, indices, indptr, y, row_numbers, n_bytes, *, unit="line", base=0, documents=None):
         self.path, self.data, self.indices, self.indptr = path, data, indices, indptr
-        self.y, self.row_numbers, self.n_bytes, self.unit, self.base = y, row_numbers, n_bytes, unit, base
+        self._y, self.row_numbers, self.n_bytes, self.unit, self.base = y, row_numbers, n_bytes, unit, base
         self.documents = documents
+
+    @property
+    def y(self):
+        if callable(self._y):
+            self._y = self._y()
+        return self._y
 
     @property
     def n_rows(self):

@@ -13,6 +13,7 @@ import scipy.sparse as sp
 from nbfast import _compat
 from nbfast._kernels import tokens as _tokens
 from nbfast._kernels.threads import effective_n_threads
+from nbfast.text._lines import TextLines
 
 DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 INT32_MAX = np.iinfo(np.int32).max
@@ -157,7 +158,10 @@ def check_not_string(X):
 
 
 def batches(X, batch_size):
-    """The documents of the iterable X, ``batch_size`` at a time, as lists."""
+    """The documents of the iterable X, ``batch_size`` at a time, as lists (as TextLines when X is one)."""
+    if isinstance(X, TextLines):
+        yield from (X[start:start + batch_size] for start in range(0, len(X), batch_size))
+        return
     documents = iter(X)
     while chunk := list(islice(documents, batch_size)):
         yield chunk
@@ -205,15 +209,19 @@ class DocumentBatch(NamedTuple):
 
 
 def prepare_documents(documents, lowercase, encoding, decode_error):
-    """Describe a non-empty list of documents (str, or bytes decoded as scikit-learn does) for the kernels."""
-    if not all(type(doc) is str for doc in documents):
-        documents = [decode(doc, encoding, decode_error) for doc in documents]
-    n_documents = len(documents)
-    data = np.empty(n_documents, dtype=np.uint64)  # buffer address
-    kind = np.empty(n_documents, dtype=np.uint8)  # bytes per code point
-    length = np.empty(n_documents, dtype=np.int64)  # length in code points
-    lower = np.empty(n_documents, dtype=np.uint8)  # lowercase in the kernel
-    keep_alive = _tokens.document_views(documents, bool(lowercase), data, kind, length, lower)
+    """Describe a non-empty list of documents (str, or bytes decoded as scikit-learn does), or TextLines, for
+    the kernels."""
+    if isinstance(documents, TextLines):
+        (data, kind, length, lower), keep_alive = documents.views(lowercase)
+    else:
+        if not all(type(doc) is str for doc in documents):
+            documents = [decode(doc, encoding, decode_error) for doc in documents]
+        n_documents = len(documents)
+        data = np.empty(n_documents, dtype=np.uint64)  # buffer address
+        kind = np.empty(n_documents, dtype=np.uint8)  # bytes per code point
+        length = np.empty(n_documents, dtype=np.int64)  # length in code points
+        lower = np.empty(n_documents, dtype=np.uint8)  # lowercase in the kernel
+        keep_alive = _tokens.document_views(documents, bool(lowercase), data, kind, length, lower)
     table = lowercase_table() if lowercase else _IDENTITY_TABLE
     # a thread per MIN_CODE_POINTS_PER_THREAD: small batches do not pay for waking threads
     n_threads = int(min(effective_n_threads(), 1 + length.sum() // MIN_CODE_POINTS_PER_THREAD))
