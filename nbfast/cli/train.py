@@ -39,6 +39,7 @@ from nbfast.naive_bayes._base import unique_classes
 from nbfast.persist import save
 from nbfast.text import VECTORIZERS as TEXT_VECTORIZERS
 from nbfast.text import CountVectorizer, HashingVectorizer
+from nbfast.text._lines import DocumentBlocks
 
 TEXT_N_FEATURES = 2**20
 #: --vectorizer name -> the vectorizer class that turns text into the model's input.
@@ -161,7 +162,7 @@ def scan(args, vectorizer):
     first = next(stream, None)
     if first is not None and isinstance(vectorizer, CountVectorizer):
         try:
-            vectorizer.fit(document for block in itertools.chain([first], stream) for document in block.documents)
+            vectorizer.fit(DocumentBlocks(block.documents for block in itertools.chain([first], stream)))
         except ValueError:
             _check_document_frequencies(args, progress.n_rows)
             raise

@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from nbfast import _compat
 from nbfast._kernels import tokens as _tokens
 from nbfast._kernels.threads import effective_n_threads
-from nbfast.text._lines import TextLines
+from nbfast.text._lines import DocumentBlocks, TextLines
 
 DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 INT32_MAX = np.iinfo(np.int32).max
@@ -158,9 +158,14 @@ def check_not_string(X):
 
 
 def batches(X, batch_size):
-    """The documents of the iterable X, ``batch_size`` at a time, as lists (as TextLines when X is one)."""
+    """The documents of the iterable X, ``batch_size`` at a time, as lists (as TextLines when X is one; the
+    blocks of DocumentBlocks as they come, cut at ``batch_size``)."""
     if isinstance(X, TextLines):
         yield from (X[start:start + batch_size] for start in range(0, len(X), batch_size))
+        return
+    if isinstance(X, DocumentBlocks):
+        for block in X.blocks:
+            yield from (block[start:start + batch_size] for start in range(0, len(block), batch_size))
         return
     documents = iter(X)
     while chunk := list(islice(documents, batch_size)):
@@ -214,7 +219,7 @@ def prepare_documents(documents, lowercase, encoding, decode_error):
     if isinstance(documents, TextLines):
         (data, kind, length, lower), keep_alive = documents.views(lowercase)
     else:
-        if not all(type(doc) is str for doc in documents):
+        if set(map(type, documents)) != {str}:  # (a set of the types: faster than a loop over the documents)
             documents = [decode(doc, encoding, decode_error) for doc in documents]
         n_documents = len(documents)
         data = np.empty(n_documents, dtype=np.uint64)  # buffer address

@@ -5,7 +5,8 @@ A block of a text file is decoded into one str and its lines found by a kernel
 in place, so a block of documents costs no str per line.
 """
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from itertools import chain
 
 import numpy as np
 
@@ -61,3 +62,21 @@ class TextLines(Sequence):
                 array[index] = part
             keep_alive.extend(lowered)
         return arrays, keep_alive
+
+
+class DocumentBlocks(Iterable):
+    """Documents that arrive in blocks (TextLines or lists of str), as a file's blocks are read.
+
+    Iterating gives the documents one by one; the vectorizers take the blocks as they come instead,
+    so TextLines are read in place.  It can be iterated once.
+
+    Parameters
+    ----------
+    blocks : iterable of TextLines or list of str
+    """
+
+    def __init__(self, blocks):
+        self.blocks = iter(blocks)
+
+    def __iter__(self):
+        return chain.from_iterable(self.blocks)

@@ -6,7 +6,7 @@ import pytest
 
 from nbfast._kernels import lines as _lines
 from nbfast.text import CountVectorizer, HashingVectorizer, TfidfVectorizer
-from nbfast.text._lines import TextLines
+from nbfast.text._lines import DocumentBlocks, TextLines
 
 # Every kind of str buffer (1, 2 and 4 bytes per code point), a capital sigma (lowercased by str.lower), a
 # code point lowercasing to two ("İ"), empty documents, and a document the kernel splits from its neighbours.
@@ -66,3 +66,14 @@ def test_split_lines_names_the_first_malformed_line():
     assert split("a\tx\nno tab here\n \t\n", True, 3)[1:3] == (1, _lines.NO_TAB)
     assert split("a\tx\n \u2003\tdoc\n", True, 2)[1:3] == (1, _lines.EMPTY_LABEL)
     assert split("one\ntwo\nthree", False, 2)[0] == 2  # no more lines than room for
+
+
+@pytest.mark.parametrize("make", [lambda: CountVectorizer(batch_size=3), lambda: TfidfVectorizer(ngram_range=(1, 2))])
+def test_document_blocks_fit_as_their_documents(make):
+    """Blocks of TextLines and of lists (as the readers give them) build the vocabulary a flat list does."""
+    blocks = [as_lines(DOCUMENTS[:3]), DOCUMENTS[3:5], as_lines(DOCUMENTS[5:])]
+    expected = make().fit(DOCUMENTS)
+    fitted = make().fit(DocumentBlocks(blocks))
+    assert fitted.vocabulary_ == expected.vocabulary_
+    assert (fitted.transform(DOCUMENTS) != expected.transform(DOCUMENTS)).nnz == 0
+    assert list(DocumentBlocks(blocks)) == DOCUMENTS
