@@ -24,7 +24,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -123,17 +122,29 @@ def _sklearn_script_runs():
 
 
 def run_process(argv):
-    """Run ``argv``; return (wall seconds, peak resident bytes, standard error).  A failure raises RuntimeError."""
-    start = time.perf_counter()
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    stderr = process.stderr.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    seconds = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    process.stderr.close()
-    if process.returncode != 0:
-        raise RuntimeError(f"{' '.join(argv)} failed ({process.returncode}):\n{stderr.decode(errors='replace')}")
-    return seconds, usage.ru_maxrss * 1024, stderr.decode(errors="replace")
+    """Run ``argv``; return (wall seconds, peak resident bytes, standard error).  A failure raises RuntimeError.
+
+    The command is started by a small Python process that times it and reads its peak memory
+    (``getrusage`` of its child): a child of this process would count the memory of the benchmark,
+    which holds the corpus, at the fork.
+    """
+    launched = subprocess.run([sys.executable, "-c", _LAUNCHER, *argv], capture_output=True)
+    stderr = launched.stderr.decode(errors="replace")
+    if launched.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} failed ({launched.returncode}):\n{stderr}")
+    seconds, max_rss_kib = launched.stdout.split()
+    return float(seconds), int(max_rss_kib) * 1024, stderr
+
+
+#: What starts, times and measures each command (see run_process); exits with the command's status.
+_LAUNCHER = """
+import os, subprocess, sys, time
+start = time.perf_counter()
+process = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
+_, status, usage = os.wait4(process.pid, 0)
+print(time.perf_counter() - start, usage.ru_maxrss)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
 
 
 def time_processes(operation, commands, repeats, n_documents):
