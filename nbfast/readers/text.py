@@ -39,7 +39,7 @@ class _LineError(ValueError):
 def _decode(lines):
     """The lines of a block as one str; invalid UTF-8 names its line."""
     try:
-        return b"".join(lines).decode("utf-8")
+        return lines.data.decode("utf-8")
     except UnicodeDecodeError:
         for index, line in enumerate(lines):
             try:
@@ -160,5 +160,5 @@ def iter_text(path, chunk_size, text_format, *, vectorizer=None, fields=("label"
         else:
             X = sp.csr_matrix(vectorizer.transform(documents))
         y = np.array(labels) if isinstance(labels, list) else labels
-        yield Block(path, X.data, X.indices, X.indptr, y, np.arange(first_line, first_line + n_rows), sum(map(len, lines)),
+        yield Block(path, X.data, X.indices, X.indptr, y, np.arange(first_line, first_line + n_rows), len(lines.data),
                     documents=documents)

@@ -41,7 +41,7 @@ TRAIN_FRACTION = 10  # one training document per TRAIN_FRACTION documents to lab
 OTHER_OPTIONS = (("estimator", "--estimator"), ("dtype", "--dtype"), ("batch_size", "--batch-size"),
                  ("plot", "--plot"), ("corpus", "--corpus"), ("n_features", "--n-features"), ("threads", "--threads"),
                  ("text", "--text"))
-_OWN_RATE = re.compile(r"([\d,]+) rows in ([\d.]+) s")
+_OWN_RATE = re.compile(r"\(([\d,]+) rows/s\)")  # the rate in nbfast's closing line
 
 
 def run(args):
@@ -160,7 +160,7 @@ def time_processes(operation, commands, repeats, n_documents):
                "docs_per_s": n_documents / seconds, "peak_bytes": max(r[1] for r in results)}
         own = [_OWN_RATE.search(r[2]) for r in results]
         if all(own):
-            row["own_docs_per_s"] = statistics.median(int(m[1].replace(",", "")) / float(m[2]) for m in own)
+            row["own_docs_per_s"] = statistics.median(int(m[1].replace(",", "")) for m in own)
         rows.append(row)
     if len(rows) == 2:
         rows[0]["speedup"] = rows[1]["seconds"] / rows[0]["seconds"]
