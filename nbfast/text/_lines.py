@@ -13,6 +13,9 @@ import numpy as np
 from nbfast._kernels import lines as _lines
 from nbfast._kernels import tokens as _tokens
 
+#: to_array gathers documents of at most this many code points (memory: 4 bytes per document and code point).
+MAX_GATHERED_WIDTH = 64
+
 
 class TextLines(Sequence):
     """A sequence of documents, each a span ``text[start[i]:stop[i]]`` of one str.
@@ -42,8 +45,16 @@ class TextLines(Sequence):
         return map(self.text.__getitem__, map(slice, self.start.tolist(), self.stop.tolist()))
 
     def to_array(self):
-        """The documents as a numpy array of str."""
-        return np.array(list(self))
+        """The documents as a numpy array of str (as ``np.array(list(self))`` gives them); short ones, as labels
+        are, gathered from the text's code points without a str each."""
+        lengths = self.stop - self.start
+        width = int(lengths.max()) if len(self) else 0
+        if not 0 < width <= MAX_GATHERED_WIDTH:
+            return np.array(list(self))
+        codes = np.frombuffer(self.text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        columns = np.arange(width)
+        index = np.minimum(self.start[:, None] + columns, codes.shape[0] - 1)
+        return np.where(columns < lengths[:, None], codes[index], 0).astype(np.uint32).view(f"<U{width}").ravel()
 
     def views(self, lowercase):
         """(data, kind, length, lower) arrays describing the documents for the kernels, and the str they

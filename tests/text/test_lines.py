@@ -77,3 +77,10 @@ def test_document_blocks_fit_as_their_documents(make):
     assert fitted.vocabulary_ == expected.vocabulary_
     assert (fitted.transform(DOCUMENTS) != expected.transform(DOCUMENTS)).nnz == 0
     assert list(DocumentBlocks(blocks)) == DOCUMENTS
+
+
+@pytest.mark.parametrize("texts", [["a", "", "bé", "日本\x00", "x\ud800y", "😀"], ["", ""], ["l" * 64, "m" * 65], ["ΣΣ"]])
+def test_text_lines_to_array_as_numpy_makes_it(texts):
+    array = as_lines(texts).to_array()
+    expected = np.array(texts)
+    assert array.dtype == expected.dtype and np.array_equal(array, expected)
