@@ -302,7 +302,7 @@ def check_y(y, n_samples):
         raise ValueError("Input y contains NaN or infinity.")
     if y.dtype.kind == "O" and any(v is None or (isinstance(v, float) and v != v) for v in y):
         raise ValueError("Input y contains None or NaN.")
-    if y.dtype.kind not in "biu":  # integer and boolean labels are always discrete classes
+    if y.dtype.kind not in "biuSU":  # integer, boolean and string labels are always discrete classes
         check_classification_targets(y)
     return y
 

@@ -57,23 +57,32 @@ def _label_strings(labels):
     return [str(label) for label in labels]
 
 
-def _label_text(labels):
-    """Labels as CSV fields: numbers as they are, other labels quoted where needed."""
-    strings = _label_strings(labels)
-    return strings if labels.dtype.kind in "iufb" else [_csv_record([label]) for label in strings]
-
-
 class CsvWriter:
-    """label[,proba_<class>...] rows after a header; probabilities with 17 significant digits (exact)."""
+    """label[,proba_<class>...] rows after a header; probabilities with 17 significant digits (exact).
+
+    Each class is formatted once (numbers as they are, other labels quoted where needed); a block's labels
+    are then looked up among the classes and joined in bulk.
+    """
 
     def __init__(self, f, classes, proba):
-        self._f = f
+        self._f, self._classes = f, classes
         self._proba_format = ",".join(["%.17g"] * len(classes))
-        header = ["label"] + ([f"proba_{c}" for c in _label_strings(classes)] if proba else [])
+        strings = _label_strings(classes)
+        fields = strings if classes.dtype.kind in "iufb" else [_csv_record([label]) for label in strings]
+        self._fields = np.array(fields, dtype=object)
+        self._sorted = bool(np.all(classes[:-1] < classes[1:]))
+        self._field_of = dict(zip(classes.tolist(), fields))
+        header = ["label"] + ([f"proba_{c}" for c in strings] if proba else [])
         f.write((_csv_record(header) + "\n").encode())
 
+    def _label_fields(self, labels):
+        """The CSV field of each label (a class of the model): found by binary search among sorted classes."""
+        if self._sorted:
+            return self._fields[np.searchsorted(self._classes, labels)].tolist()
+        return [self._field_of[label] for label in labels.tolist()]
+
     def write(self, labels, proba):
-        text = _label_text(labels)
+        text = self._label_fields(labels)
         if proba is None:
             self._f.write(("\n".join(text) + "\n").encode())
             return

@@ -19,7 +19,6 @@ import warnings
 
 import numpy as np
 
-from nbfast.calibration import calibrate_from_scores
 from nbfast.cli._errors import CommandError, document_frequency, non_negative_float, positive_int
 from nbfast.cli._input import (
     MODEL_KINDS,
@@ -37,10 +36,10 @@ from nbfast.cli._input import (
     text_inputs,
 )
 from nbfast.naive_bayes._base import unique_classes
-from nbfast.naive_bayes._calibrated import other_folds_model
 from nbfast.persist import save
 from nbfast.text import VECTORIZERS as TEXT_VECTORIZERS
 from nbfast.text import CountVectorizer, HashingVectorizer
+from nbfast.text._lines import DocumentBlocks
 
 TEXT_N_FEATURES = 2**20
 #: --vectorizer name -> the vectorizer class that turns text into the model's input.
@@ -163,7 +162,7 @@ def scan(args, vectorizer):
     first = next(stream, None)
     if first is not None and isinstance(vectorizer, CountVectorizer):
         try:
-            vectorizer.fit(document for block in itertools.chain([first], stream) for document in block.documents)
+            vectorizer.fit(DocumentBlocks(block.documents for block in itertools.chain([first], stream)))
         except ValueError:
             _check_document_frequencies(args, progress.n_rows)
             raise
@@ -211,6 +210,8 @@ def calibrated_out_of_fold(args, fold_models, vectorizer, n_features, classes, n
     Each row is scored by the model of the other folds; at most MAX_CALIBRATION_ROWS rows, groups of K
     consecutive rows spread evenly through the input, fit the temperature.
     """
+    from nbfast.calibration import calibrate_from_scores  # loaded only when asked for: it costs start-up time
+    from nbfast.naive_bayes._calibrated import other_folds_model
     n_folds = len(fold_models)
     full = type(fold_models[0])._merge(fold_models)
     others = [other_folds_model(full, fold_models, k) for k in range(n_folds)]

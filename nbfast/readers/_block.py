@@ -5,7 +5,6 @@ import gzip
 import queue
 import threading
 import zlib
-from itertools import islice
 
 import numpy as np
 import scipy.sparse as sp
@@ -19,19 +18,26 @@ class Block:
     data, indices, indptr : ndarray
         The rows in CSR form, with indices counted from 0.
     y : ndarray or None
-        Labels (None when the file has none).
+        Labels (None when the file has none); given as a function that makes them, they are made when first
+        used.
     row_numbers : ndarray
         The 1-based line (text files) or row (.npz) of each row in its file, for messages.
     n_bytes : int
         Input bytes the block consumed (for progress).
-    documents : list of str or None
+    documents : sequence of str or None
         The raw text of each row (text files only).
     """
 
     def __init__(self, path, data, indices, indptr, y, row_numbers, n_bytes, *, unit="line", base=0, documents=None):
         self.path, self.data, self.indices, self.indptr = path, data, indices, indptr
-        self.y, self.row_numbers, self.n_bytes, self.unit, self.base = y, row_numbers, n_bytes, unit, base
+        self._y, self.row_numbers, self.n_bytes, self.unit, self.base = y, row_numbers, n_bytes, unit, base
         self.documents = documents
+
+    @property
+    def y(self):
+        if callable(self._y):
+            self._y = self._y()
+        return self._y
 
     @property
     def n_rows(self):
@@ -64,33 +70,79 @@ def open_input(path):
 
 #: The UTF-8 byte order mark some editors write at the start of a file; it is not part of the first line's text.
 _BOM = b"\xef\xbb\xbf"
+#: Bytes read from a file at a time while looking for the end of a block of lines.
+_READ_BYTES = 1 << 16
+
+
+class Lines:
+    """A block of whole lines of a file: ``data``, their bytes back to back, and ``ends``, where each ends in it
+    (past its newline; the last line of a file may have none).  ``lines[i]`` is line i's bytes."""
+
+    def __init__(self, data, ends):
+        self.data, self.ends = data, ends
+
+    def __len__(self):
+        return self.ends.shape[0]
+
+    def __getitem__(self, index):
+        start = int(self.ends[index - 1]) if index > 0 else 0
+        return self.data[start:int(self.ends[index])]
+
+    def __iter__(self):
+        return (self[index] for index in range(len(self)))
+
+    def cut(self, n):
+        """(the first n lines, the others), each a Lines."""
+        split = int(self.ends[n - 1]) if n > 0 else 0
+        return Lines(self.data[:split], self.ends[:n]), Lines(self.data[split:], self.ends[n:] - split)
+
+
+def _read(f, path, first_line):
+    """Up to _READ_BYTES bytes of ``f``; a truncated or corrupt ``.gz`` / ``.bz2`` file is a ValueError."""
+    try:
+        return f.read(_READ_BYTES)
+    except (EOFError, zlib.error, OSError) as exc:
+        if not str(path).endswith((".gz", ".bz2")):
+            raise
+        raise ValueError(f"{path}: truncated or corrupt compressed file after line {first_line - 1} "
+                         f"({exc})") from None
 
 
 def line_chunks(path, chunk_size, *, header=False):
-    """Yield (number of the first line, list of at most ``chunk_size`` lines as bytes) through a file.
+    """Yield (number of the first line, :class:`Lines` of at most ``chunk_size`` lines) through a file.
 
-    A UTF-8 byte order mark is dropped; ``header=True`` skips the first line.  A truncated or corrupt ``.gz`` /
-    ``.bz2`` file is a ValueError naming the file and the line reached.
+    The file is read 64 KiB at a time and cut after the newline ending each block's last line (found by
+    numpy), so no Python object is made per line.  A UTF-8 byte order mark is dropped; ``header=True`` skips
+    the first line.  A truncated or corrupt ``.gz`` / ``.bz2`` file is a ValueError naming the file and the
+    line reached.
     """
-    first_line = 1
+    first_line, pending, newlines, at_start, at_end = 1, b"", np.zeros(0, np.int64), True, False
     with open_input(path) as f:
         while True:
-            try:
-                lines = list(islice(f, chunk_size))
-            except (EOFError, zlib.error, OSError) as exc:
-                if not str(path).endswith((".gz", ".bz2")):
-                    raise
-                raise ValueError(f"{path}: truncated or corrupt compressed file after line {first_line - 1} "
-                                 f"({exc})") from None
-            if not lines:
+            pieces, ends, n_lines = [pending], [newlines], newlines.shape[0]
+            while n_lines < chunk_size and not at_end:
+                piece = _read(f, path, first_line)
+                at_end = not piece
+                found = np.flatnonzero(np.frombuffer(piece, dtype=np.uint8) == 0x0A) + (sum(map(len, pieces)) + 1)
+                pieces.append(piece)
+                ends.append(found)
+                n_lines += found.shape[0]
+            pending, newlines = b"".join(pieces), np.concatenate(ends)
+            if at_end and len(pending) > (newlines[-1] if newlines.shape[0] else 0):  # a last line without newline
+                newlines = np.append(newlines, len(pending))
+            block, rest = Lines(pending, newlines).cut(min(chunk_size, newlines.shape[0]))
+            pending, newlines = rest.data, rest.ends
+            if at_start:
+                at_start = False
+                if block.data.startswith(_BOM):
+                    block = Lines(block.data[len(_BOM):], block.ends - len(_BOM))
+                if header and len(block):
+                    block, first_line = block.cut(1)[1], 2
+            if len(block):
+                yield first_line, block
+                first_line += len(block)
+            elif at_end and not pending:
                 return
-            if first_line == 1:
-                lines[0] = lines[0].removeprefix(_BOM)
-                if header:
-                    lines, first_line = lines[1:], 2
-            if lines:
-                yield first_line, lines
-                first_line += len(lines)
 
 
 def quote_line(line):

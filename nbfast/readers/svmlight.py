@@ -28,7 +28,7 @@ def iter_svmlight(path, chunk_size, *, zero_based=False):
     """
     base = 0 if zero_based else 1
     for first_line, lines in line_chunks(path, chunk_size):
-        block = b"".join(lines)
+        block = lines.data
         status, y, data, indices, indptr, row_lines, error_line, _ = svmlight.parse_block(block, base)
         if status != svmlight.Status.OK:
             shown = quote_line(lines[error_line])

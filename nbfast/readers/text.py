@@ -19,7 +19,9 @@ import json
 import numpy as np
 import scipy.sparse as sp
 
+from nbfast._kernels import lines as _lines
 from nbfast.readers._block import Block, line_chunks, quote_line
+from nbfast.text._lines import TextLines
 
 TEXT_FORMATS = ("lines", "tsv", "jsonl")
 #: Numbers are exact in float64 up to this magnitude: a numeric label beyond could merge with another.
@@ -35,9 +37,9 @@ class _LineError(ValueError):
 
 
 def _decode(lines):
-    """The lines of a block as str, without their line ends; invalid UTF-8 names its line."""
+    """The lines of a block as one str; invalid UTF-8 names its line."""
     try:
-        return b"".join(lines).decode("utf-8").split("\n")[: len(lines)]
+        return lines.data.decode("utf-8")
     except UnicodeDecodeError:
         for index, line in enumerate(lines):
             try:
@@ -47,26 +49,31 @@ def _decode(lines):
         raise  # pragma: no cover - the block fails only where a line does
 
 
-def _strip(line):
-    return line[:-1] if line.endswith("\r") else line
+def _split_lines(text, lines, fields, tsv):
+    """(TextLines of the documents, labels or None) of a decoded block of ``lines`` (lines or tsv layout).
+
+    With ``tsv``, the labels are a function that makes their array: a block's labels cost nothing until used.
+    """
+    n = len(lines)
+    start, stop = np.empty(n, np.int64), np.empty(n, np.int64)
+    label_start, label_stop = (np.empty(n, np.int64), np.empty(n, np.int64)) if tsv else (start, stop)
+    found, bad, problem = _lines.split_lines(text, tsv, start, stop, label_start, label_stop)
+    if bad >= 0:
+        raise _LineError(bad, "no tab (expected label<TAB>text)" if problem == _lines.NO_TAB else "empty label")
+    if found != n:  # pragma: no cover - the file's lines end at the newlines the kernel splits at
+        raise ValueError(f"found {found} lines in a block of {n}")
+    labels = None
+    if tsv:
+        labels = TextLines(text, label_start, label_stop).to_array
+    return TextLines(text, start, stop), labels
 
 
-def _parse_lines(texts, fields):
-    return [_strip(t) for t in texts], None
+def _parse_lines(text, lines, fields):
+    return _split_lines(text, lines, fields, tsv=False)
 
 
-def _parse_tsv(texts, fields):
-    labels, documents = [], []
-    for index, text in enumerate(texts):
-        label, tab, document = _strip(text).partition("\t")
-        if not tab:
-            raise _LineError(index, "no tab (expected label<TAB>text)")
-        label = label.strip()
-        if not label:
-            raise _LineError(index, "empty label")
-        labels.append(label)
-        documents.append(document)
-    return documents, labels
+def _parse_tsv(text, lines, fields):
+    return _split_lines(text, lines, fields, tsv=True)
 
 
 def _json_type(value):
@@ -74,12 +81,12 @@ def _json_type(value):
                                          list: "an array"}.get(type(value), "a number")
 
 
-def _parse_jsonl(texts, fields):
+def _parse_jsonl(text, lines, fields):
     label_field, text_field = fields
     labels, documents = [], []
-    for index, text in enumerate(texts):
+    for index, line in enumerate(text.split("\n")[: len(lines)]):
         try:
-            record = json.loads(text)
+            record = json.loads(line)
         except ValueError as exc:
             raise _LineError(index, f"malformed JSON ({exc})") from None
         except RecursionError:
@@ -141,8 +148,8 @@ def iter_text(path, chunk_size, text_format, *, vectorizer=None, fields=("label"
     labels_are_text = None
     for first_line, lines in line_chunks(path, chunk_size, header=header):
         try:
-            documents, labels = parse(_decode(lines), fields)
-            if labels is not None:
+            documents, labels = parse(_decode(lines), lines, fields)
+            if isinstance(labels, list):  # tsv labels are all strings
                 labels_are_text = _check_label_kinds(labels, labels_are_text)
         except _LineError as exc:
             line = first_line + exc.index
@@ -152,6 +159,6 @@ def iter_text(path, chunk_size, text_format, *, vectorizer=None, fields=("label"
             X = sp.csr_matrix((n_rows, 1))
         else:
             X = sp.csr_matrix(vectorizer.transform(documents))
-        y = None if labels is None else np.array(labels)
-        yield Block(path, X.data, X.indices, X.indptr, y, np.arange(first_line, first_line + n_rows), sum(map(len, lines)),
+        y = np.array(labels) if isinstance(labels, list) else labels
+        yield Block(path, X.data, X.indices, X.indptr, y, np.arange(first_line, first_line + n_rows), len(lines.data),
                     documents=documents)

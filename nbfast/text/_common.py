@@ -13,12 +13,14 @@ import scipy.sparse as sp
 from nbfast import _compat
 from nbfast._kernels import tokens as _tokens
 from nbfast._kernels.threads import effective_n_threads
+from nbfast.text._lines import DocumentBlocks, TextLines
 
 DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 INT32_MAX = np.iinfo(np.int32).max
 MAX_CODE_POINT = 0x110000
 MIN_CODE_POINTS_PER_THREAD = 50_000
 EXPANSION = 0x80000000  # lowercase table entries pointing to a multi-code-point expansion
+CAPITAL_SIGMA = 0x3A3  # lowercased by context (final sigma)
 # scikit-learn's norm options as the codes of the kernels (the Norm enum of nbfast/_kernels/_rows.pxd).
 NORM_CODES = {None: 0, "l1": 1, "l2": 2}
 
@@ -157,7 +159,15 @@ def check_not_string(X):
 
 
 def batches(X, batch_size):
-    """The documents of the iterable X, ``batch_size`` at a time, as lists."""
+    """The documents of the iterable X, ``batch_size`` at a time, as lists (as TextLines when X is one; the
+    blocks of DocumentBlocks as they come, cut at ``batch_size``)."""
+    if isinstance(X, TextLines):
+        yield from (X[start:start + batch_size] for start in range(0, len(X), batch_size))
+        return
+    if isinstance(X, DocumentBlocks):
+        for block in X.blocks:
+            yield from (block[start:start + batch_size] for start in range(0, len(block), batch_size))
+        return
     documents = iter(X)
     while chunk := list(islice(documents, batch_size)):
         yield chunk
@@ -205,15 +215,19 @@ class DocumentBatch(NamedTuple):
 
 
 def prepare_documents(documents, lowercase, encoding, decode_error):
-    """Describe a non-empty list of documents (str, or bytes decoded as scikit-learn does) for the kernels."""
-    if not all(type(doc) is str for doc in documents):
-        documents = [decode(doc, encoding, decode_error) for doc in documents]
-    n_documents = len(documents)
-    data = np.empty(n_documents, dtype=np.uint64)  # buffer address
-    kind = np.empty(n_documents, dtype=np.uint8)  # bytes per code point
-    length = np.empty(n_documents, dtype=np.int64)  # length in code points
-    lower = np.empty(n_documents, dtype=np.uint8)  # lowercase in the kernel
-    keep_alive = _tokens.document_views(documents, bool(lowercase), data, kind, length, lower)
+    """Describe a non-empty list of documents (str, or bytes decoded as scikit-learn does), or TextLines, for
+    the kernels."""
+    if isinstance(documents, TextLines):
+        (data, kind, length, lower), keep_alive = documents.views(lowercase)
+    else:
+        if set(map(type, documents)) != {str}:  # (a set of the types: faster than a loop over the documents)
+            documents = [decode(doc, encoding, decode_error) for doc in documents]
+        n_documents = len(documents)
+        data = np.empty(n_documents, dtype=np.uint64)  # buffer address
+        kind = np.empty(n_documents, dtype=np.uint8)  # bytes per code point
+        length = np.empty(n_documents, dtype=np.int64)  # length in code points
+        lower = np.empty(n_documents, dtype=np.uint8)  # lowercase in the kernel
+        keep_alive = _tokens.document_views(documents, bool(lowercase), data, kind, length, lower)
     table = lowercase_table() if lowercase else _IDENTITY_TABLE
     # a thread per MIN_CODE_POINTS_PER_THREAD: small batches do not pay for waking threads
     n_threads = int(min(effective_n_threads(), 1 + length.sum() // MIN_CODE_POINTS_PER_THREAD))
@@ -242,42 +256,41 @@ _IDENTITY_TABLE = _LowercaseTable(
 def lowercase_table():
     """What ``str.lower`` makes of each code point alone, as a two-stage table.
 
-    Built from ``str.lower`` itself, on one string holding every code point between
-    NUL separators (NUL is neither cased nor case-ignorable, so no code point sees
-    another).  U+03A3 depends on its context and is never looked up (documents
-    containing it are lowercased by ``str.lower``).
+    Built from ``str.lower`` itself, on one string holding every code point:
+    only U+03A3's lowercase depends on its neighbours (documents containing it
+    are lowercased by ``str.lower``; its entry is its lowercase alone), so each
+    code point lowers in place, except the few that lower to several code
+    points, found a block of 256 at a time and lowered one by one.
     """
-    codes = np.arange(MAX_CODE_POINT, dtype=np.uint32)
-    probe = codes.copy()
-    probe[0] = ord(" ")
+    probe = np.arange(MAX_CODE_POINT, dtype=np.uint32)
     probe[0xD800:0xE000] = ord(" ")  # surrogates: no case, and not encodable
-    spaced = np.zeros(2 * MAX_CODE_POINT, dtype=np.uint32)
-    spaced[0::2] = probe
-    lowered = np.frombuffer(
-        spaced.tobytes().decode("utf-32-le").lower().encode("utf-32-le"), dtype=np.uint32
-    )
-    ends = np.flatnonzero(lowered == 0)
-    starts = np.concatenate([[0], ends[:-1] + 1])
-    sizes = ends - starts
-    if len(ends) != MAX_CODE_POINT or sizes.min() < 1 or sizes.max() > 3:
+    probe[CAPITAL_SIGMA] = ord(" ")
+    text = probe.tobytes().decode("utf-32-le")
+    longer = {
+        start + offset: char.lower()
+        for start in range(0, MAX_CODE_POINT, 256) if len(text[start:start + 256].lower()) != 256
+        for offset, char in enumerate(text[start:start + 256]) if len(char.lower()) > 1
+    }
+    probe[list(longer)] = ord(" ")
+    lowered = np.frombuffer(probe.tobytes().decode("utf-32-le").lower().encode("utf-32-le"), dtype=np.uint32)
+    if lowered.shape[0] != MAX_CODE_POINT or any(len(mapped) > 3 for mapped in longer.values()):
         raise RuntimeError("nbfast.text: unexpected result of str.lower while building the lowercase table")
-    value = np.where(lowered[starts] == probe, 0, lowered[starts]).astype(np.uint32)
-    expanded = np.flatnonzero(sizes > 1)
-    expansions = np.zeros((len(expanded) + 1, 4), dtype=np.uint32)
+    value = np.where(lowered == probe, 0, lowered).astype(np.uint32)
+    value[CAPITAL_SIGMA] = ord(chr(CAPITAL_SIGMA).lower())
+    expansions = np.zeros((len(longer) + 1, 4), dtype=np.uint32)
     max_utf8_bytes = 4
-    for k, c in enumerate(expanded):
-        mapped = lowered[starts[c] : ends[c]]
+    for k, (c, mapped) in enumerate(sorted(longer.items())):
         expansions[k, 0] = len(mapped)
-        expansions[k, 1 : 1 + len(mapped)] = mapped
+        expansions[k, 1 : 1 + len(mapped)] = [ord(m) for m in mapped]
         value[c] = EXPANSION | k
-        max_utf8_bytes = max(max_utf8_bytes, len(mapped.tobytes().decode("utf-32-le").encode("utf-8")))
+        max_utf8_bytes = max(max_utf8_bytes, len(mapped.encode("utf-8", "surrogatepass")))
     value[:0x80] = 0  # ASCII is lowercased by the kernel directly
     blocks = value.reshape(-1, 256)
     used = np.flatnonzero(blocks.any(axis=1))
     stage1 = np.zeros(len(blocks), dtype=np.uint16)
     stage1[used] = np.arange(1, len(used) + 1)
     stage2 = np.concatenate([np.zeros((1, 256), dtype=np.uint32), blocks[used]]).ravel()
-    return _LowercaseTable((stage1, stage2, expansions.ravel()), int(sizes.max()), max_utf8_bytes)
+    return _LowercaseTable((stage1, stage2, expansions.ravel()), max([1, *map(len, longer.values())]), max_utf8_bytes)
 
 
 # ----------------------------------------------------------------------------- CSR

@@ -17,7 +17,6 @@ import re
 import warnings
 from collections.abc import Mapping
 from numbers import Integral, Real
-from operator import itemgetter
 
 import numpy as np
 import scipy.sparse as sp
@@ -385,7 +384,9 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
             The terms, in column order.
         """
         self._check_vocabulary()
-        return np.asarray([t for t, i in sorted(self.vocabulary_.items(), key=itemgetter(1))], dtype=object)
+        terms = np.empty(len(self.vocabulary_), dtype=object)
+        terms[list(self.vocabulary_.values())] = list(self.vocabulary_)
+        return terms
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -4,8 +4,11 @@ import numpy as np
 import pytest
 
 from nbfast._kernels import threads
-from nbfast.datasets import make_documents
+from nbfast.datasets import make_documents, make_text_documents
 from nbfast.naive_bayes import ESTIMATORS
+from nbfast.readers import iter_blocks
+from nbfast.text import HashingVectorizer, TfidfVectorizer
+from nbfast.text._lines import DocumentBlocks
 
 
 def _cgroup(tmp_path, files):
@@ -63,3 +66,25 @@ def test_results_are_bit_identical_for_1_2_and_4_threads(name, n_threads_limit):
     for other in results[1:]:
         for a, b in zip(results[0], other):
             np.testing.assert_array_equal(a, b)
+
+
+def test_text_read_in_blocks_is_bit_identical_for_1_2_and_4_threads(tmp_path, n_threads_limit):
+    """Documents read from a file as spans of one str (big enough batches for several threads) vectorize and
+    fit the same whatever the thread count."""
+    documents, y = make_text_documents(3000, 3, random_state=0)
+    path = tmp_path / "docs.tsv"
+    path.write_text("".join(f"{label}\t{text}\n" for label, text in zip(y, documents)), encoding="utf-8")
+    results = []
+    for n in (1, 2, 4):
+        with n_threads_limit(n):
+            tfidf = TfidfVectorizer(ngram_range=(1, 2)).fit(
+                DocumentBlocks(block.documents for block in iter_blocks([path], 1000)))
+            blocks = list(iter_blocks([path], 1000, vectorizer=tfidf))
+            hashed = HashingVectorizer(n_features=2**12).transform(blocks[0].documents)
+            results.append((tfidf.vocabulary_, [(b.data, b.indices, b.indptr) for b in blocks], hashed))
+    for vocabulary, blocks, hashed in results[1:]:
+        assert vocabulary == results[0][0]
+        for arrays, expected in zip(blocks, results[0][1]):
+            for a, b in zip(arrays, expected):
+                np.testing.assert_array_equal(a, b)
+        assert (hashed != results[0][2]).nnz == 0 and np.array_equal(hashed.data, results[0][2].data)

@@ -249,3 +249,22 @@ def test_busy_runs_a_cpu_bound_process_only_for_the_measurement(capsys):
     tiny = ["bench", "--n-samples", "300", "--n-features", "4096", "--n-classes", "3", "--repeats", "1", "--busy"]
     assert main(tiny + ["--json"]) == 0
     assert json.loads(capsys.readouterr().out)["machine"]["busy"] is True
+
+
+def test_bench_cli_times_whole_processes_and_compares_labels(capsys):
+    pytest.importorskip("sklearn")
+    pytest.importorskip("pandas")
+    assert main(["bench", "--cli", "--n-samples", "300", "--n-classes", "3", "--repeats", "1", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["labels_identical"] is True
+    assert report["corpus"]["n_train"] == 30 and report["corpus"]["n_predict"] == 300
+    rows = {(r["operation"], r["library"]): r for r in report["results"]}
+    assert set(rows) == {(op, lib) for op in ("train", "predict") for lib in ("nbfast", "scikit-learn")}
+    for (_, library), row in rows.items():
+        assert row["seconds"] > 0 and row["peak_bytes"] > 0 and len(row["times"]) == 1
+        assert ("speedup" in row) == ("own_docs_per_s" in row) == (library == "nbfast")
+
+
+def test_bench_cli_refuses_options_of_the_other_benchmarks(capsys):
+    assert main(["bench", "--cli", "--estimator", "MultinomialNB"]) == 2
+    assert "--estimator: not an option of --cli" in capsys.readouterr().err

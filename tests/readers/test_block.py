@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from nbfast.readers import prefetch
+from nbfast.readers import _block, prefetch
 
 
 def test_prefetch_keeps_order_and_raises_producer_errors():
@@ -49,3 +49,28 @@ def test_prefetch_interrupted_while_holding_the_queue_lock_still_ends(monkeypatc
     consumer.join(timeout=30)
     assert not consumer.is_alive(), "closing the stream waited forever on the queue's lock"
     assert len(outcome) == 1
+
+
+@pytest.mark.parametrize("read_bytes", [1, 7, 1 << 16])
+@pytest.mark.parametrize("content", [b"", b"\n", b"a\nbb\n\nccc", b"\xef\xbb\xbfh\nx\r\ny\n", b"one line, no newline",
+                                     b"\xef\xbb\xbf", b"\n\n\n\n\n\n\n"])
+@pytest.mark.parametrize("chunk_size", [1, 2, 3, 100])
+@pytest.mark.parametrize("header", [False, True])
+def test_line_chunks_cut_the_file_as_its_lines(tmp_path, monkeypatch, read_bytes, content, chunk_size, header):
+    """Blocks of whole lines whatever the read size: the lines a binary file iterates, the byte order mark
+    dropped, the header skipped, numbered from the first line."""
+    monkeypatch.setattr(_block, "_READ_BYTES", read_bytes)
+    path = tmp_path / "f.txt"
+    path.write_bytes(content)
+    parts = content.split(b"\n")
+    lines = [part + b"\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+    lines[:1] = [line.removeprefix(b"\xef\xbb\xbf") for line in lines[:1]]
+    # as the lines of a binary file, chunk_size at a time, the header dropped from the first block
+    expected = [(1 + start, lines[start:start + chunk_size]) for start in range(0, len(lines), chunk_size)]
+    if header and expected:
+        expected[0] = (2, expected[0][1][1:])
+    expected = [(number, block) for number, block in expected if block]
+    got = [(number, list(block)) for number, block in _block.line_chunks(path, chunk_size, header=header)]
+    assert got == expected
+    for _, block in _block.line_chunks(path, chunk_size, header=header):
+        assert block.data == b"".join(block) and len(block) == len(list(block))

@@ -5,7 +5,7 @@
 """
 
 from nbfast.cli._errors import positive_int
-from nbfast.cli.bench import estimators, text
+from nbfast.cli.bench import estimators, processes, text
 from nbfast.cli.bench._harness import busy_core
 
 
@@ -16,8 +16,13 @@ def add_arguments(parser):
         "HashingVectorizer + MultinomialNB pipeline",
     )
     parser.add_argument(
+        "--cli", action="store_true",
+        help="time whole processes instead: `nbfast train` and `nbfast predict` on short raw documents against a "
+        "scikit-learn + pandas script (benchmarks/sklearn_text_cli.py), peak memory, identical labels",
+    )
+    parser.add_argument(
         "--n-samples", type=positive_int, help="documents (default 1000000; 50000 with --corpus hashed, 200000 with "
-        "--text)",
+        "--text, 940000 to label with --cli)",
     )
     parser.add_argument(
         "--n-features", type=positive_int, help="vocabulary size, or hashed features with --text (default 262144; "
@@ -28,7 +33,7 @@ def add_arguments(parser):
         "20 classes), hashed (50,000 short documents x 2^20 features, 50 classes) or frequency (the default corpus, "
         "its vocabulary numbered by frequency); --n-samples, --n-features and --n-classes change its size",
     )
-    parser.add_argument("--n-classes", type=positive_int, help="number of classes (default 20; 50 with --corpus hashed)")
+    parser.add_argument("--n-classes", type=positive_int, help="number of classes (default 20; 50 with --corpus hashed, 40 with --cli)")
     parser.add_argument(
         "--dtype", nargs="+", choices=["float64", "float32"], help="dtype(s) of X, for both libraries (default float64)"
     )
@@ -55,4 +60,4 @@ def add_arguments(parser):
 
 def run(args):
     with busy_core(args.busy):
-        return (text if args.text else estimators).run(args)
+        return (processes if args.cli else text if args.text else estimators).run(args)

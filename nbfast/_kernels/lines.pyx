@@ -1,0 +1,115 @@
+"""The lines of a block of text, found in its str buffer without making a str per line.
+
+``split_lines`` finds each line of a decoded block (its document, and with
+``tsv`` its label before the first tab, surrounding whitespace dropped as
+``str.strip`` drops it); ``line_views`` describes the documents for the text
+kernels (see ``nbfast._kernels.tokens.document_views``) as spans of that one str.
+"""
+from cpython.unicode cimport PyUnicode_DATA, PyUnicode_FindChar, PyUnicode_GET_LENGTH, PyUnicode_KIND
+from libc.stdint cimport int64_t, uint8_t, uint64_t, uintptr_t
+
+cdef extern from "Python.h":
+    int PyUnicode_READY(object o) except -1
+    Py_UCS4 PyUnicode_READ(int kind, const void *data, Py_ssize_t index) nogil
+    bint Py_UNICODE_ISSPACE(Py_UCS4 c) nogil
+
+cdef enum:
+    NEWLINE = 0x0A
+    RETURN = 0x0D
+    TAB = 0x09
+    CAPITAL_SIGMA = 0x3A3
+
+cdef enum Problem:
+    # what split_lines found wrong with a line
+    WELL_FORMED = 0
+    NO_TAB_FOUND = 1
+    LABEL_EMPTY = 2
+
+NO_TAB, EMPTY_LABEL = NO_TAB_FOUND, LABEL_EMPTY
+
+
+def split_lines(str text, bint tsv, int64_t[::1] start, int64_t[::1] stop, int64_t[::1] label_start,
+                int64_t[::1] label_stop):
+    """Find the lines of ``text``: lines end at ``"\\n"`` (the last may not), a ``"\\r"`` before it is dropped.
+
+    Line i's document is ``text[start[i]:stop[i]]``; with ``tsv`` it follows the first tab, and
+    ``text[label_start[i]:label_stop[i]]`` is the label before it, stripped of whitespace.  The arrays
+    need one entry per line.  Returns ``(number of lines, first malformed line, problem)``: -1 and 0 when
+    every line is well formed, else the line's index and ``NO_TAB`` or ``EMPTY_LABEL``.
+    """
+    PyUnicode_READY(text)
+    cdef int kind = PyUnicode_KIND(text)
+    cdef const void *data = PyUnicode_DATA(text)
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), capacity = start.shape[0]
+    cdef Py_ssize_t i = 0, line = 0, begin, end, tab, a, b
+    cdef Py_ssize_t bad = -1
+    cdef int problem = WELL_FORMED
+    cdef Py_UCS4 c
+    if stop.shape[0] < capacity or (tsv and (label_start.shape[0] < capacity or label_stop.shape[0] < capacity)):
+        raise ValueError("split_lines: the arrays must have one entry per line")
+    with nogil:
+        while i < n and line < capacity:
+            begin, tab = i, -1
+            while i < n:
+                c = PyUnicode_READ(kind, data, i)
+                if c == NEWLINE:
+                    break
+                if c == TAB and tab < 0:
+                    tab = i
+                i += 1
+            end = i
+            if end > begin and PyUnicode_READ(kind, data, end - 1) == RETURN:
+                end -= 1
+            i += 1  # past the newline
+            if not tsv:
+                start[line], stop[line] = begin, end
+            else:
+                if tab < 0:
+                    bad, problem = line, NO_TAB_FOUND
+                    break
+                a, b = begin, tab
+                while a < b and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, a)):
+                    a += 1
+                while b > a and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, b - 1)):
+                    b -= 1
+                if a == b:
+                    bad, problem = line, LABEL_EMPTY
+                    break
+                label_start[line], label_stop[line] = a, b
+                start[line], stop[line] = tab + 1, end
+            line += 1
+    return line, bad, problem
+
+
+def line_views(str text, const int64_t[::1] start, const int64_t[::1] stop, bint lowercase, uint64_t[::1] data,
+               uint8_t[::1] kind, int64_t[::1] length, uint8_t[::1] lower, uint8_t[::1] sigma):
+    """Describe the documents ``text[start[i]:stop[i]]`` for the kernels, as ``document_views`` does.
+
+    With ``lowercase``, a document holding U+03A3 (whose lowercase depends on its neighbours) gets
+    ``sigma[i] = 1``: it must be lowercased by ``str.lower`` and described again.  Returns the number of
+    such documents.
+    """
+    PyUnicode_READY(text)
+    cdef int text_kind = PyUnicode_KIND(text)
+    cdef const void *buffer = PyUnicode_DATA(text)
+    cdef uint64_t address = <uint64_t> <uintptr_t> buffer
+    cdef Py_ssize_t i, j, n = start.shape[0], n_sigma = 0
+    if (stop.shape[0] != n or data.shape[0] != n or kind.shape[0] != n or length.shape[0] != n
+            or lower.shape[0] != n or sigma.shape[0] != n):
+        raise ValueError("line_views: the arrays must have one entry per document")
+    cdef bint check_sigma = lowercase and text_kind != 1 and PyUnicode_FindChar(
+        text, CAPITAL_SIGMA, 0, PyUnicode_GET_LENGTH(text), 1) >= 0
+    with nogil:
+        for i in range(n):
+            data[i] = address + <uint64_t> (start[i] * text_kind)
+            kind[i] = <uint8_t> text_kind
+            length[i] = stop[i] - start[i]
+            lower[i] = lowercase
+            sigma[i] = 0
+            if check_sigma:
+                for j in range(start[i], stop[i]):
+                    if PyUnicode_READ(text_kind, buffer, j) == CAPITAL_SIGMA:
+                        sigma[i] = 1
+                        n_sigma += 1
+                        break
+    return n_sigma

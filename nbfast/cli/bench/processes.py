@@ -1,0 +1,179 @@
+"""``nbfast bench --cli``: whole processes on raw text, ``nbfast train`` / ``nbfast predict`` against a
+scikit-learn + pandas script.
+
+A corpus of short documents (:func:`nbfast.datasets.make_text_documents` with a
+few to about 15 words per document, 40 classes and a Zipf vocabulary of 50,000
+words) is written as label<TAB>text files: ``--n-samples`` documents to label
+and a tenth as many to train on.  Each side then runs as its own process,
+alternately, ``--repeats`` times, and the medians are reported, with each
+process's peak resident memory (``getrusage`` of the child):
+
+* ``nbfast train TRAIN.tsv --vectorizer tfidf -o MODEL.nbf`` and
+  ``nbfast predict MODEL.nbf DOCS.tsv -o LABELS.csv``;
+* ``benchmarks/sklearn_text_cli.py`` of the source tree (pandas reads the
+  file, ``make_pipeline(TfidfVectorizer(), MultinomialNB())`` is fitted and
+  saved with joblib; predict loads it and labels chunks of 100,000 documents).
+
+The two label files must be identical.
+"""
+
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from nbfast.cli.bench._harness import DOCS_PER_S, LIBRARY, PEAK_MIB, SECONDS, SPEEDUP, column, machine_info, print_rows
+from nbfast.datasets import make_text_documents
+
+#: The script of the scikit-learn side, in the source tree (it is not installed with the package).
+SKLEARN_SCRIPT = Path(__file__).resolve().parents[3] / "benchmarks" / "sklearn_text_cli.py"
+DEFAULTS = {"n_samples": 940_000, "n_classes": 40}
+#: The corpus: short documents (Poisson lengths, at least one word), a Zipf vocabulary.
+CORPUS = {"mean_length": 8, "n_words": 50_000, "class_separation": 0.3}
+TRAIN_FRACTION = 10  # one training document per TRAIN_FRACTION documents to label
+# Options of the other benchmarks, refused with --cli: (attribute, flag).
+OTHER_OPTIONS = (("estimator", "--estimator"), ("dtype", "--dtype"), ("batch_size", "--batch-size"),
+                 ("plot", "--plot"), ("corpus", "--corpus"), ("n_features", "--n-features"), ("threads", "--threads"),
+                 ("text", "--text"))
+_OWN_RATE = re.compile(r"\(([\d,]+) rows/s\)")  # the rate in nbfast's closing line
+
+
+def run(args):
+    """Time the whole-process benchmark and print its table (or JSON with ``--json``); return the exit status."""
+    _check_args(args)
+    log = sys.stderr if args.json else sys.stdout
+    with tempfile.TemporaryDirectory(prefix="nbfast-bench-") as folder:
+        folder = Path(folder)
+        print(f"Writing {args.n_samples:,} documents to label and {args.n_samples // TRAIN_FRACTION:,} to train on, "
+              f"{args.n_classes} classes ...", file=log, flush=True)
+        corpus = write_corpus(folder, args.n_samples, args.n_classes, args.seed)
+        commands = _commands(folder)
+        sides = [side for side in ("nbfast", "scikit-learn") if side in commands["train"]]
+        report = {"machine": {**machine_info(None, None), "busy": args.busy}, "corpus": corpus,
+                  "repeats": args.repeats, "results": []}
+        for operation in ("train", "predict"):
+            print(f"timing {operation}: {' and '.join(sides)}, alternately, {args.repeats} runs each ...", file=log,
+                  flush=True)
+            report["results"].extend(time_processes(operation, commands[operation], args.repeats,
+                                                    corpus["n_train" if operation == "train" else "n_predict"]))
+        if "scikit-learn" in sides:
+            report["labels_identical"] = (folder / "nbfast.csv").read_bytes() == (folder / "scikit-learn.csv").read_bytes()
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print_table(report)
+    return 0 if report.get("labels_identical", True) else 1
+
+
+def _check_args(args):
+    given = [flag for name, flag in OTHER_OPTIONS if getattr(args, name, None) not in (None, False)]
+    if given:
+        raise ValueError(f"{', '.join(given)}: not an option of --cli (which times whole nbfast and scikit-learn "
+                         "processes on raw text)")
+    for name, value in DEFAULTS.items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
+    if args.n_samples < TRAIN_FRACTION or args.n_classes < 2:
+        raise ValueError(f"--cli needs --n-samples of at least {TRAIN_FRACTION} and --n-classes of at least 2")
+
+
+def write_corpus(folder, n_predict, n_classes, seed):
+    """Write train.tsv and predict.tsv (label<TAB>text lines, labels ``c00``, ``c01``, ...) in ``folder``."""
+    n_train = n_predict // TRAIN_FRACTION
+    documents, y = make_text_documents(n_train + n_predict, n_classes, random_state=seed, **CORPUS)
+    names = np.array([f"c{label:02d}" for label in range(n_classes)])[y].tolist()
+    for name, rows in (("train.tsv", slice(0, n_train)), ("predict.tsv", slice(n_train, None))):
+        with open(folder / name, "w", encoding="utf-8") as f:
+            f.write("".join(f"{label}\t{text}\n" for label, text in zip(names[rows], documents[rows])))
+    return {"n_train": n_train, "n_predict": n_predict, "n_classes": n_classes, "seed": seed, **CORPUS,
+            "predict_bytes": os.path.getsize(folder / "predict.tsv")}
+
+
+def _commands(folder):
+    """{operation: {side: argv}}; the scikit-learn side only when its script and scikit-learn are there."""
+    nbfast = [sys.executable, "-m", "nbfast.cli"]
+    commands = {
+        "train": {"nbfast": nbfast + ["train", str(folder / "train.tsv"), "--vectorizer", "tfidf", "-o",
+                                      str(folder / "model.nbf")]},
+        "predict": {"nbfast": nbfast + ["predict", str(folder / "model.nbf"), str(folder / "predict.tsv"), "-o",
+                                        str(folder / "nbfast.csv")]},
+    }
+    if SKLEARN_SCRIPT.is_file() and _sklearn_script_runs():
+        script = [sys.executable, str(SKLEARN_SCRIPT)]
+        commands["train"]["scikit-learn"] = script + ["train", str(folder / "train.tsv"), "-o",
+                                                      str(folder / "model.joblib")]
+        commands["predict"]["scikit-learn"] = script + ["predict", str(folder / "model.joblib"),
+                                                        str(folder / "predict.tsv"), "-o", str(folder / "scikit-learn.csv")]
+    else:
+        print(f"scikit-learn side left out: it needs {SKLEARN_SCRIPT} (the source tree), scikit-learn and pandas",
+              file=sys.stderr)
+    return commands
+
+
+def _sklearn_script_runs():
+    """Whether the scikit-learn script starts (what it imports is installed)."""
+    return subprocess.run([sys.executable, str(SKLEARN_SCRIPT), "--help"], capture_output=True).returncode == 0
+
+
+def run_process(argv):
+    """Run ``argv``; return (wall seconds, peak resident bytes, standard error).  A failure raises RuntimeError.
+
+    The command is started by a small Python process that times it and reads its peak memory
+    (``getrusage`` of its child): a child of this process would count the memory of the benchmark,
+    which holds the corpus, at the fork.
+    """
+    launched = subprocess.run([sys.executable, "-c", _LAUNCHER, *argv], capture_output=True)
+    stderr = launched.stderr.decode(errors="replace")
+    if launched.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} failed ({launched.returncode}):\n{stderr}")
+    seconds, max_rss_kib = launched.stdout.split()
+    return float(seconds), int(max_rss_kib) * 1024, stderr
+
+
+#: What starts, times and measures each command (see run_process); exits with the command's status.
+_LAUNCHER = """
+import os, subprocess, sys, time
+start = time.perf_counter()
+process = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
+_, status, usage = os.wait4(process.pid, 0)
+print(time.perf_counter() - start, usage.ru_maxrss)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+def time_processes(operation, commands, repeats, n_documents):
+    """Run each side's command ``repeats`` times, alternately; a result row per side (nbfast's first)."""
+    runs = {side: [] for side in commands}
+    for _ in range(repeats):
+        for side, argv in commands.items():
+            runs[side].append(run_process(argv))
+    rows = []
+    for side, results in runs.items():
+        seconds = statistics.median(r[0] for r in results)
+        row = {"operation": operation, "library": side, "seconds": seconds, "times": [r[0] for r in results],
+               "docs_per_s": n_documents / seconds, "peak_bytes": max(r[1] for r in results)}
+        own = [_OWN_RATE.search(r[2]) for r in results]
+        if all(own):
+            row["own_docs_per_s"] = statistics.median(int(m[1].replace(",", "")) for m in own)
+        rows.append(row)
+    if len(rows) == 2:
+        rows[0]["speedup"] = rows[1]["seconds"] / rows[0]["seconds"]
+    return rows
+
+
+def print_table(report):
+    corpus, machine = report["corpus"], report["machine"]
+    print(f"\nWhole processes on raw text: {corpus['n_predict']:,} documents to label "
+          f"({corpus['predict_bytes'] / 1e6:.0f} MB), {corpus['n_train']:,} to train on, {corpus['n_classes']} "
+          f"classes; medians of {report['repeats']} alternate runs{', a busy core beside' if machine['busy'] else ''}")
+    own = column("own docs/s", ">12", lambda r: f"{r['own_docs_per_s']:,.0f}" if "own_docs_per_s" in r else "")
+    print_rows(report["results"], [column("operation", "<10"), LIBRARY, SECONDS, DOCS_PER_S, own, PEAK_MIB, SPEEDUP])
+    if "labels_identical" in report:
+        print(f"labels identical: {'yes' if report['labels_identical'] else 'NO'}")
+    print("docs/s: whole process, start-up included; own docs/s: the rate nbfast reports for its rows")
