@@ -181,13 +181,13 @@ def _stacked_scores(X, entries, binarize, threshold, mode):
 def _first_argmax(jll):
     """The kernel's argmax over the last axis: the first class above every earlier one (a NaN never is)."""
     best = jll.argmax(axis=-1)
-    at_nan = np.isnan(np.take_along_axis(jll, best[..., None], axis=-1)[..., 0])  # argmax stops at a NaN
-    for index in zip(*np.nonzero(at_nan)):
-        scores, top = jll[index], 0
-        for c in range(1, scores.shape[0]):
-            if scores[c] > scores[top]:
-                top = c
-        best[index] = top
+    if np.isnan(jll).any():  # numpy's argmax stops at a NaN: such rows again, the kernel's way
+        for index in zip(*np.nonzero(np.isnan(jll).any(axis=-1))):
+            scores, top = jll[index], 0
+            for c in range(1, scores.shape[0]):
+                if scores[c] > scores[top]:
+                    top = c
+            best[index] = top
     return best
 
 
@@ -280,22 +280,23 @@ class _CountNBCV(_WrapperNB):
         classes = unique_classes(y)
         splits = self._splits(X, y, classes)
 
-        def counted(rows):  # a model of these rows' statistics
-            weights = None if sample_weight is None else sample_weight[rows]
-            return clone(base).partial_fit(utils._safe_indexing(X, rows), y[rows], classes=classes,
-                                           sample_weight=weights)
+        def subset(rows):  # (X, y, sample_weight) of these rows
+            return utils._safe_indexing(X, rows), y[rows], None if sample_weight is None else sample_weight[rows]
 
+        def counted(X_rows, y_rows, weights):  # a model of these rows' statistics
+            return clone(base).partial_fit(X_rows, y_rows, classes=classes, sample_weight=weights)
+
+        tests = [subset(test) for _, test in splits]
         if _is_partition(splits, y.shape[0]):
-            folds = [counted(test) for _, test in splits]
+            folds = [counted(*test) for test in tests]
             training = [[fold for j, fold in enumerate(folds) if j != k] for k in range(len(splits))]
         else:
             folds = None
-            training = [[counted(train)] for train, _ in splits]
+            training = [[counted(*subset(train))] for train, _ in splits]
         scores = np.empty((len(splits), alphas.shape[0]))
-        for k, (_, test) in enumerate(splits):
+        for k, test in enumerate(tests):
             model = self._base_class._merge(training[k])  # the statistics of the training rows
-            weights = None if sample_weight is None else sample_weight[test]
-            scores[k] = _scores(model, alphas, utils._safe_indexing(X, test), y[test], weights, self.scoring)
+            scores[k] = _scores(model, alphas, *test, self.scoring)
         results = self._results(self.alphas, scores)
         best = int(results["rank_test_score"].argmin())  # the first of the best, in the order given
         alpha = self.alphas[best]

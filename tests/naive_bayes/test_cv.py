@@ -118,6 +118,17 @@ def test_unsmoothed_and_per_alpha_scored_models_match_too(name):
                            alphas)
 
 
+@pytest.mark.parametrize("scoring", SCORINGS)
+@pytest.mark.parametrize("name", ["BernoulliNBCV", "CategoricalNBCV"])
+def test_two_classes_match_grid_search_cv(name, scoring):
+    """With two classes scikit-learn's scorer hands log_loss the second class's posterior only."""
+    X, y = cv_data(PAIRS[name])
+    X, y = X[y < 2], y[y < 2]
+    sample_weight = weights_for("uniform", X.shape[0])
+    model = getattr(nbfast, name)(alphas=ALPHAS, cv=4, scoring=scoring).fit(X, y, sample_weight=sample_weight)
+    assert_same_search(model, grid_search(PAIRS[name], ALPHAS, 4, scoring, X, y, sample_weight), ALPHAS)
+
+
 def test_compact_models_match_grid_search_cv():
     """A large vocabulary over few documents: the models keep compact counts and tables."""
     X, y = nbfast.datasets.make_documents(150, 50_000, 3, mean_length=30, random_state=0)
@@ -265,3 +276,21 @@ def test_scikit_learn_common_checks(estimator, check):
 @pytest.mark.parametrize("estimator", CHECKED, ids=repr)
 def test_scikit_learn_parameter_validation_check(estimator):
     estimator_checks.check_param_validation(type(estimator).__name__, estimator)
+
+
+def test_the_argmax_of_stacked_scores_is_the_kernel_s_even_with_nan():
+    """NaN in a joint log-likelihood (an unsmoothed table can make one): numpy's argmax stops at it, the kernel
+    passes over it; the search takes the kernel's."""
+    from nbfast._kernels.scoring import Output, score_csr
+
+    table = np.array([[np.nan, 0.0, 1.0], [0.5, np.nan, -1.0], [0.0, 0.0, 0.0], [2.0, 1.0, 3.0]])
+    X = sp.csr_array(np.array([[1.0, 0, 0, 0], [0, 1.0, 0, 0], [0, 0, 1.0, 0], [0, 0, 0, 1.0], [1.0, 1.0, 0, 0]]))
+    bias = np.zeros(3)
+    labels = np.empty(X.shape[0], dtype=np.int64)
+    score_csr(X.data, X.indices, X.indptr, table, bias, False, 0.0, Output.ARGMAX, np.empty((0, 0)), labels, 1)
+    jll = np.empty((X.shape[0], 3))
+    score_csr(X.data, X.indices, X.indptr, table, bias, False, 0.0, Output.JOINT_LOG_LIKELIHOOD, jll,
+              np.empty(0, dtype=np.int64), 1)
+    assert np.isnan(jll).any() and not np.array_equal(jll.argmax(axis=1), labels)
+    np.testing.assert_array_equal(_cv._first_argmax(jll), labels)
+    np.testing.assert_array_equal(_cv._first_argmax(np.stack([jll, jll], axis=1)), np.stack([labels, labels], 1))
