@@ -43,10 +43,10 @@ def searches(estimator, scoring):
     return {f"{estimator}CV": ours, "GridSearchCV n_jobs=1": grid(1), "GridSearchCV n_jobs=2": grid(2)}
 
 
-def measure(estimator="MultinomialNB", scoring="accuracy", size="smoke", repeats=5):
-    """{search: seconds of each counted round}, after checking that the searches agree."""
-    n_samples, n_features, n_classes = SIZES[size]
-    X, y = make_documents(n_samples, n_features, n_classes, random_state=0)
+def measure(estimator="MultinomialNB", scoring="accuracy", size=SIZES["smoke"], repeats=5):
+    """{search: seconds of each counted round} on a corpus of ``size`` (n_samples, n_features, n_classes), after
+    checking that the searches agree."""
+    X, y = make_documents(*size, random_state=0)
     runs = searches(estimator, scoring)
     times = {name: [] for name in runs}
     for round_ in range(repeats + 1):  # round 0 warms up (and starts GridSearchCV's worker processes)
@@ -68,12 +68,14 @@ def main():
                         choices=["MultinomialNB", "ComplementNB", "BernoulliNB", "PoissonNB"])
     parser.add_argument("--scoring", default="accuracy", choices=["accuracy", "neg_log_loss"])
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--n-classes", type=int, help="classes of the corpus (default: 5)")
     args = parser.parse_args()
-    size = "full" if os.environ.get("NBFAST_BENCH") == "full" else "smoke"
-    times = measure(args.estimator, args.scoring, size, args.repeats)
+    n_samples, n_features, n_classes = SIZES["full" if os.environ.get("NBFAST_BENCH") == "full" else "smoke"]
+    if args.n_classes:
+        n_classes = args.n_classes
+    times = measure(args.estimator, args.scoring, (n_samples, n_features, n_classes), args.repeats)
     medians = {name: statistics.median(values) for name, values in times.items()}
     ours = medians[f"{args.estimator}CV"]
-    n_samples, n_features, n_classes = SIZES[size]
     print(f"{len(ALPHAS)} alphas x 5 folds, {args.scoring}, make_documents({n_samples}, {n_features}, {n_classes}), "
           f"medians of {args.repeats} alternating rounds:")
     for name, median in medians.items():

@@ -15,15 +15,32 @@ scoring, whatever the number of alphas:
   the total: integer counts give exactly the counts of a fit on the training
   rows, and a feature absent from them keeps a count of exactly 0.  Other
   splitters (shuffled or repeated splits) count each training set once.
-- Each alpha is a rebuild of the tables from those counts, and each score one
-  pass of the fused scoring kernel over the test rows, made by scikit-learn's
-  own scorer, as GridSearchCV makes it.
+- Each alpha is a rebuild of the tables from those counts (no refit).  The
+  count models with a dense linear table (MultinomialNB, ComplementNB,
+  BernoulliNB, PoissonNB) score a fold's test rows for every alpha in one
+  pass of the fused kernel, the alphas' tables side by side: the rows are read
+  once, not once per alpha.  CategoricalNB, compact tables and missing values
+  are scored by the model's own scoring, once per alpha.
+- Each row's joint log-likelihood is the one ``predict`` and ``predict_proba``
+  compute (the same table, bias and order of the sums; the float32 table for
+  the posteriors of float32 input), and the scores are what scikit-learn 1.9's
+  scorers make of them: accuracy, or the log loss of posteriors clipped to
+  [eps, 1 - eps], weighted by the test rows' ``sample_weight``.
+- The final model is the sum of every fold's counts with the best alpha (a
+  refit on all rows for other splitters).
 
 Composition, not subclassing: a CV estimator takes ``alphas`` where its base
-model takes ``alpha``, so it cannot be that model with other parameters.  It
-holds the final model in ``estimator_`` and hands it every prediction; the base
-model's fitted attributes (``feature_log_prob_``, ``class_count_``, ...) read
-through to it.
+model takes ``alpha``, so it cannot be that model with other parameters; a
+subclass would inherit ``alpha``, ``partial_fit`` and merging, none of which
+mean anything for a search.  It holds the final model in ``estimator_`` and
+hands it every prediction; the base model's fitted attributes
+(``feature_log_prob_``, ``class_count_``, ...) read through to it.
+
+The search reads these hooks of the base models: ``_merge`` (summing the
+folds' counts), ``_derive_params`` (the tables for another alpha),
+``_check_X``, ``_score``, and for the stacked scoring ``_linear_terms``,
+``_kernel_threshold``, ``_score_outside_the_linear_form`` and
+``_ignores_missing``.
 """
 
 import numbers
