@@ -316,7 +316,7 @@ class _CountNBCV(_WrapperNB):
             scores[k] = _scores(model, alphas, *test, self.scoring)
         results = self._results(self.alphas, scores)
         best = int(results["rank_test_score"].argmin())  # the first of the best, in the order given
-        alpha = self.alphas[best]
+        alpha = list(self.alphas)[best]  # as given, as GridSearchCV's best_params_ holds it
         if folds is None:
             final = clone(base).set_params(alpha=alpha).fit(X, y, sample_weight=sample_weight)
         else:  # every row's statistics: the sum of the folds'
@@ -337,10 +337,10 @@ class _CountNBCV(_WrapperNB):
         splits = [(np.asarray(train), np.asarray(test)) for train, test in cv.split(X, y)]
         y_index = encode_labels(classes, y)
         for k, (train, test) in enumerate(splits):
-            missing = np.flatnonzero(np.bincount(y_index[train], minlength=classes.shape[0]) == 0)
-            if missing.size:
-                raise ValueError(f"the training rows of split {k} hold no sample of class {classes[missing[:1]].tolist()[0]!r}: "
-                                 "every training set needs every class (use a stratified splitter).")
+            missing = classes[np.bincount(y_index[train], minlength=classes.shape[0]) == 0].tolist()
+            if missing:
+                raise ValueError(f"the training rows of split {k} hold no sample of class {missing[0]!r}: every "
+                                 "training set needs every class (use a stratified splitter).")
             if test.shape[0] == 0:
                 raise ValueError(f"split {k} has no test rows.")
         return splits
