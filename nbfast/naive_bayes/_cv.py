@@ -18,13 +18,13 @@ scoring, whatever the number of alphas:
 - Each alpha is a rebuild of the tables from those counts (no refit).  The
   count models with a dense linear table (MultinomialNB, ComplementNB,
   BernoulliNB, PoissonNB) score a fold's test rows for every alpha in one
-  pass of the fused kernel, the alphas' tables side by side: the rows are read
-  once, not once per alpha.  CategoricalNB, compact tables and missing values
+  pass of the fused kernel (``score_csr`` with ``block_width``), the alphas'
+  tables side by side: the rows are read once, not once per alpha.  CategoricalNB, compact tables and missing values
   are scored by the model's own scoring, once per alpha.
-- Each row's joint log-likelihood is the one ``predict`` and ``predict_proba``
-  compute (the same table, bias and order of the sums; the float32 table for
-  the posteriors of float32 input), and the scores are what scikit-learn 1.9's
-  scorers make of them: accuracy, or the log loss of posteriors clipped to
+- Each row's labels and posteriors are those ``predict`` and ``predict_proba``
+  compute (the same table, bias, order of the sums and normalization; the
+  float32 table for the posteriors of float32 input), and the scores are what
+  scikit-learn 1.9's scorers make of them: accuracy, or the log loss of posteriors clipped to
   [eps, 1 - eps], weighted by the test rows' ``sample_weight``.
 - The final model is the sum of every fold's counts with the best alpha (a
   refit on all rows for other splitters).
@@ -54,12 +54,7 @@ from nbfast._kernels import scoring
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import check_sample_weight, check_y
-from nbfast.naive_bayes._base import (
-    encode_labels,
-    scores_from_joint_log_likelihood,
-    single_precision_table,
-    unique_classes,
-)
+from nbfast.naive_bayes._base import encode_labels, single_precision_table, unique_classes
 from nbfast.naive_bayes._categorical import CategoricalNB
 from nbfast.naive_bayes._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB, _CountNB
 from nbfast.naive_bayes._params import StrOptions, check_parameters, declare
@@ -178,34 +173,16 @@ def _stacked_scores(X, entries, binarize, threshold, mode):
         for start in range(0, X.shape[0], rows):
             stop = min(start + rows, X.shape[0])
             begin, end = X.indptr[start], X.indptr[stop]
-            indptr = X.indptr[start:stop + 1] - begin
-            jll = np.empty((stop - start, table.shape[1]))
-            scoring.score_csr(X.data[begin:end], X.indices[begin:end], indptr, table, bias, binarize, threshold,
-                              Output.JOINT_LOG_LIKELIHOOD, jll, np.empty(0, dtype=np.int64),
-                              effective_n_threads((end - begin) + jll.size))
-            if mode == Output.ARGMAX:
-                labels = _first_argmax(jll.reshape(jll.shape[0], len(group), n_classes))
-                for g in range(len(group)):
-                    results[g].append(labels[:, g])
-            else:
-                for g in range(len(group)):
-                    block = np.array(jll[:, g * n_classes:(g + 1) * n_classes])
-                    results[g].append(scores_from_joint_log_likelihood(block, mode))
+            labels = np.empty((stop - start) * len(group) if mode == Output.ARGMAX else 0, dtype=np.int64)
+            out = np.empty((0, 0) if mode == Output.ARGMAX else (stop - start, table.shape[1]))
+            scoring.score_csr(X.data[begin:end], X.indices[begin:end], X.indptr[start:stop + 1] - begin, table,
+                              bias, binarize, threshold, mode, out, labels,
+                              effective_n_threads((end - begin) + (stop - start) * table.shape[1]), n_classes)
+            for g in range(len(group)):
+                results[g].append(labels[g::len(group)] if mode == Output.ARGMAX else
+                                  out[:, g * n_classes:(g + 1) * n_classes])
         for entry, parts in zip(group, results):
             yield entry[0], np.concatenate(parts)
-
-
-def _first_argmax(jll):
-    """The kernel's argmax over the last axis: the first class above every earlier one (a NaN never is)."""
-    best = jll.argmax(axis=-1)
-    if np.isnan(jll).any():  # numpy's argmax stops at a NaN: such rows again, the kernel's way
-        for index in zip(*np.nonzero(np.isnan(jll).any(axis=-1))):
-            scores, top = jll[index], 0
-            for c in range(1, scores.shape[0]):
-                if scores[c] > scores[top]:
-                    top = c
-            best[index] = top
-    return best
 
 
 def _per_row(scores, mode, y_index):

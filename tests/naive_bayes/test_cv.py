@@ -278,19 +278,31 @@ def test_scikit_learn_parameter_validation_check(estimator):
     estimator_checks.check_param_validation(type(estimator).__name__, estimator)
 
 
-def test_the_argmax_of_stacked_scores_is_the_kernel_s_even_with_nan():
-    """NaN in a joint log-likelihood (an unsmoothed table can make one): numpy's argmax stops at it, the kernel
-    passes over it; the search takes the kernel's."""
+@pytest.mark.parametrize("mode", ["ARGMAX", "PROBA", "LOG_PROBA"])
+def test_scoring_side_by_side_tables_is_scoring_each_alone(mode):
+    """The kernel that scores every alpha in one pass gives, block by block, what score_csr gives for each
+    table alone, bit for bit: NaN (an unsmoothed table can make one) and -inf included."""
     from nbfast._kernels.scoring import Output, score_csr
 
-    table = np.array([[np.nan, 0.0, 1.0], [0.5, np.nan, -1.0], [0.0, 0.0, 0.0], [2.0, 1.0, 3.0]])
-    X = sp.csr_array(np.array([[1.0, 0, 0, 0], [0, 1.0, 0, 0], [0, 0, 1.0, 0], [0, 0, 0, 1.0], [1.0, 1.0, 0, 0]]))
-    bias = np.zeros(3)
-    labels = np.empty(X.shape[0], dtype=np.int64)
-    score_csr(X.data, X.indices, X.indptr, table, bias, False, 0.0, Output.ARGMAX, np.empty((0, 0)), labels, 1)
-    jll = np.empty((X.shape[0], 3))
-    score_csr(X.data, X.indices, X.indptr, table, bias, False, 0.0, Output.JOINT_LOG_LIKELIHOOD, jll,
-              np.empty(0, dtype=np.int64), 1)
-    assert np.isnan(jll).any() and not np.array_equal(jll.argmax(axis=1), labels)
-    np.testing.assert_array_equal(_cv._first_argmax(jll), labels)
-    np.testing.assert_array_equal(_cv._first_argmax(np.stack([jll, jll], axis=1)), np.stack([labels, labels], 1))
+    mode = getattr(Output, mode)
+    rng = np.random.default_rng(0)
+    tables = [np.log(rng.dirichlet(np.ones(3), size=6)) for _ in range(3)]
+    tables[1][0] = [np.nan, 0.0, 1.0]
+    tables[1][1] = [0.5, np.nan, -np.inf]
+    biases = [np.log(rng.dirichlet(np.ones(3))) for _ in range(3)]
+    X = sp.csr_array(rng.poisson(0.7, size=(40, 6)).astype(np.float64))
+    n_rows = X.shape[0]
+    labels = np.empty(n_rows * 3 if mode == Output.ARGMAX else 0, dtype=np.int64)
+    out = np.empty((0, 0) if mode == Output.ARGMAX else (n_rows, 9))
+    with np.errstate(invalid="ignore"):
+        score_csr(X.data, X.indices, X.indptr, np.hstack(tables), np.concatenate(biases), False, 0.0, mode, out,
+                  labels, 2, 3)
+        for g, (table, bias) in enumerate(zip(tables, biases)):
+            alone = np.empty(n_rows, dtype=np.int64)
+            alone_out = np.empty((0, 0) if mode == Output.ARGMAX else (n_rows, 3))
+            score_csr(X.data, X.indices, X.indptr, np.ascontiguousarray(table), bias, False, 0.0, mode, alone_out,
+                      alone if mode == Output.ARGMAX else np.empty(0, dtype=np.int64), 1)
+            if mode == Output.ARGMAX:
+                np.testing.assert_array_equal(labels[g::3], alone)
+            else:
+                np.testing.assert_array_equal(out[:, 3 * g:3 * g + 3], alone_out)
