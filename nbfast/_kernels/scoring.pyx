@@ -144,16 +144,25 @@ def score_csr(
     double[:, ::1] out,
     int64_t[::1] labels,
     int n_threads,
+    Py_ssize_t block_width=0,
 ):
     """Score every row of a CSR matrix.
 
     ``mode`` selects the output: JOINT_LOG_LIKELIHOOD, LOG_PROBA or PROBA write
     ``out`` (n_samples, n_classes); ARGMAX writes only ``labels`` (n_samples,),
     the first class of maximal joint log-likelihood.
+
+    With ``block_width`` > 0, ``table`` and ``bias`` hold several models side
+    by side, ``block_width`` columns each: each row is read once for all of
+    them, and each block's output is what this function gives for that block
+    alone (its sums are the same, in the same order); ARGMAX then writes
+    ``labels`` (n_samples * n_blocks,), row by row.
     """
     cdef Py_ssize_t n_samples = indptr.shape[0] - 1
     cdef Py_ssize_t n_classes = table.shape[1]
-    cdef Py_ssize_t i
+    cdef Py_ssize_t width = block_width if block_width > 0 else n_classes
+    cdef Py_ssize_t n_blocks = n_classes // width
+    cdef Py_ssize_t i, b
     cdef double *acc
     cdef const floating *data_ptr = NULL
     cdef const integral *indices_ptr = NULL
@@ -168,8 +177,9 @@ def score_csr(
         for i in prange(n_samples, schedule="dynamic", chunksize=ROW_BLOCK):
             row_jll(data_ptr, indices_ptr, indptr[i], indptr[i + 1], &table[0, 0], &bias[0],
                     n_classes, binarize, threshold, indices.shape[0], acc)
-            finish_row(acc, n_classes, mode, NULL if mode == ARGMAX else &out[i, 0],
-                       &labels[i] if mode == ARGMAX else NULL)
+            for b in range(n_blocks):
+                finish_row(acc + b * width, width, mode, NULL if mode == ARGMAX else &out[i, b * width],
+                           &labels[i * n_blocks + b] if mode == ARGMAX else NULL)
         free(acc)
 
 

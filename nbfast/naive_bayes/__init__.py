@@ -7,6 +7,7 @@ the command line's ``--model`` choices and the benchmarks all read
 
 from nbfast.naive_bayes._calibrated import CalibratedNB
 from nbfast.naive_bayes._categorical import CategoricalNB
+from nbfast.naive_bayes._cv import BernoulliNBCV, CategoricalNBCV, ComplementNBCV, MultinomialNBCV, PoissonNBCV
 from nbfast.naive_bayes._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
 from nbfast.naive_bayes._gaussian import GaussianNB
 from nbfast.naive_bayes._mixed import MixedNB
@@ -16,8 +17,9 @@ from nbfast.naive_bayes._semi_supervised import SemiSupervisedNB
 ESTIMATORS = {
     cls.__name__: cls
     for cls in (MultinomialNB, BernoulliNB, ComplementNB, CategoricalNB, GaussianNB, PoissonNB, MixedNB, CalibratedNB,
-                SemiSupervisedNB)
+                SemiSupervisedNB, MultinomialNBCV, BernoulliNBCV, ComplementNBCV, CategoricalNBCV, PoissonNBCV)
 }
 
-__all__ = ["ESTIMATORS", "BernoulliNB", "CalibratedNB", "CategoricalNB", "ComplementNB", "GaussianNB", "MixedNB", "MultinomialNB",
-           "PoissonNB", "SemiSupervisedNB"]
+__all__ = ["ESTIMATORS", "BernoulliNB", "BernoulliNBCV", "CalibratedNB", "CategoricalNB", "CategoricalNBCV", "ComplementNB",
+           "ComplementNBCV", "GaussianNB", "MixedNB", "MultinomialNB", "MultinomialNBCV", "PoissonNB", "PoissonNBCV",
+           "SemiSupervisedNB"]

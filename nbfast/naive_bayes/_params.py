@@ -3,8 +3,8 @@
 Each estimator declares ``_parameter_constraints = declare({...})`` in
 scikit-learn's language: a list per parameter of what it may be (an
 :class:`Interval`, :class:`StrOptions` or :class:`Options`, ``"array-like"``,
-``"boolean"``, ``None`` or a type).  The checks below accept the same values as
-scikit-learn's.  When a value is refused and scikit-learn is imported, its own
+``"boolean"``, ``"cv_object"``, ``None`` or a type).  The checks below accept
+the same values as scikit-learn's.  When a value is refused and scikit-learn is imported, its own
 ``validate_parameter_constraints`` raises its ``InvalidParameterError`` with its
 message; before that, nbfast's ``InvalidParameterError`` with the same message,
 an error of the same kinds (ValueError and TypeError).
@@ -69,6 +69,10 @@ def _satisfies(constraint, value):
     if constraint == "array-like":
         return (hasattr(value, "__len__") or hasattr(value, "shape") or hasattr(value, "__array__")) and \
             not np.isscalar(value)
+    if constraint == "cv_object":  # what scikit-learn's check_cv takes: folds, a splitter, splits or None
+        return value is None or (isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 2) \
+            or (hasattr(value, "split") and hasattr(value, "get_n_splits")) \
+            or (hasattr(value, "__iter__") and not isinstance(value, str))
     if isinstance(constraint, type):
         return isinstance(value, constraint)
     return constraint.is_satisfied_by(value)
@@ -85,6 +89,9 @@ def _describe(constraint):
         return f"an instance of {_type_name(constraint)!r}"
     if constraint == "boolean":
         return f"an instance of 'bool' or an instance of {_type_name(np.bool_)!r}"
+    if constraint == "cv_object":
+        return ("an int in the range [2, inf), an object implementing 'split' and 'get_n_splits', an iterable "
+                "or None")
     return "an array-like" if constraint == "array-like" else str(constraint)
 
 def _refused(constraints, params):

@@ -36,12 +36,16 @@ def fitted(name, labels="int", **params):
 
 
 def assert_same_state(a, b, name):
-    """Equal values, types and dtypes, recursing into lists and fitted parts."""
+    """Equal values, types and dtypes, recursing into lists, dicts and fitted parts."""
     assert type(a) is type(b), name
     if isinstance(b, (list, tuple)):
         assert len(a) == len(b), name
         for i, (u, v) in enumerate(zip(a, b)):
             assert_same_state(u, v, f"{name}[{i}]")
+    elif isinstance(b, dict):  # a search's cv_results_
+        assert list(a) == list(b), name
+        for key in b:
+            assert_same_state(a[key], b[key], f"{name}[{key!r}]")
     elif hasattr(b, "_fitted_attributes"):
         assert repr(a.get_params()) == repr(b.get_params()), name
         for attribute in type(b)._fitted_attributes:

@@ -89,6 +89,8 @@ def estimator_params(name, labels):
 
 def data_for(estimator_name, n_samples=120, n_features=12, n_classes=3, seed=0):
     """(X, y) suited to an estimator: categories, real values or counts."""
+    if estimator_name.endswith("NBCV"):  # a search over the smoothing of the estimator it names
+        return data_for(estimator_name.removesuffix("CV"), n_samples, n_features, n_classes, seed)
     rng = np.random.default_rng(seed)
     y = np.arange(n_samples) % n_classes
     if estimator_name == "CategoricalNB":
@@ -123,7 +125,8 @@ def exported(names, module="nbfast"):
 NB_FAMILY = exported(["MultinomialNB", "BernoulliNB", "ComplementNB", "PoissonNB", "CategoricalNB", "GaussianNB"])
 #: Every public estimator (sorted): the family and MixedNB, which combines them.
 #: The family and the composites built of it.
-ALL_ESTIMATORS = sorted(NB_FAMILY + exported(["MixedNB", "CalibratedNB", "SemiSupervisedNB"]))
+ALL_ESTIMATORS = sorted(NB_FAMILY + exported(["MixedNB", "CalibratedNB", "SemiSupervisedNB"]) + exported(
+    ["MultinomialNBCV", "BernoulliNBCV", "ComplementNBCV", "PoissonNBCV", "CategoricalNBCV"]))
 
 
 def assert_same_figures(chunked, whole):

@@ -1,0 +1,86 @@
+"""The cross-validated count models against GridSearchCV: ``python benchmarks/cv_search.py [--estimator NAME]``.
+
+Searches 5 alphas over 5 stratified folds on a ``make_documents`` corpus with
+``MultinomialNBCV`` (or another CV estimator) and with ``GridSearchCV`` over
+the base model, ``n_jobs=1`` and ``n_jobs=2``, alternating the three in every
+round after a warm-up round, and prints each one's median and the ratios.  The
+corpus is 200,000 documents under ``NBFAST_BENCH=full``, 2,000 otherwise (the
+smoke size, which ``benchmarks/test_cv_search.py`` runs).
+"""
+
+import argparse
+import os
+import statistics
+import time
+
+import numpy as np
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+import nbfast
+from nbfast.datasets import make_documents
+
+ALPHAS = [0.01, 0.1, 0.3, 1.0, 3.0]
+#: (n_samples, n_features, n_classes) of the corpus at each size.
+SIZES = {"smoke": (2_000, 2**10, 5), "full": (200_000, 2**14, 5)}
+
+
+def searches(estimator, scoring):
+    """{name: a function running that search on (X, y) and returning (best alpha, mean test scores)}."""
+    cv = StratifiedKFold(5, shuffle=True, random_state=0)
+
+    def ours(X, y):
+        model = getattr(nbfast, f"{estimator}CV")(alphas=ALPHAS, cv=cv, scoring=scoring).fit(X, y)
+        return model.alpha_, model.cv_results_["mean_test_score"]
+
+    def grid(n_jobs):
+        def run(X, y):
+            search = GridSearchCV(getattr(nbfast, estimator)(), {"alpha": ALPHAS}, cv=cv, scoring=scoring,
+                                  n_jobs=n_jobs).fit(X, y)
+            return search.best_params_["alpha"], search.cv_results_["mean_test_score"]
+
+        return run
+
+    return {f"{estimator}CV": ours, "GridSearchCV n_jobs=1": grid(1), "GridSearchCV n_jobs=2": grid(2)}
+
+
+def measure(estimator="MultinomialNB", scoring="accuracy", size=SIZES["smoke"], repeats=5):
+    """{search: seconds of each counted round} on a corpus of ``size`` (n_samples, n_features, n_classes), after
+    checking that the searches agree."""
+    X, y = make_documents(*size, random_state=0)
+    runs = searches(estimator, scoring)
+    times = {name: [] for name in runs}
+    for round_ in range(repeats + 1):  # round 0 warms up (and starts GridSearchCV's worker processes)
+        results = {}
+        for name, run in runs.items():
+            start = time.perf_counter()
+            results[name] = run(X, y)
+            if round_:
+                times[name].append(time.perf_counter() - start)
+        (alpha, scores), *others = results.values()
+        for other_alpha, other_scores in others:
+            assert other_alpha == alpha and np.allclose(other_scores, scores, rtol=0, atol=1e-12)
+    return times
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--estimator", default="MultinomialNB",
+                        choices=["MultinomialNB", "ComplementNB", "BernoulliNB", "PoissonNB"])
+    parser.add_argument("--scoring", default="accuracy", choices=["accuracy", "neg_log_loss"])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--n-classes", type=int, help="classes of the corpus (default: 5)")
+    args = parser.parse_args()
+    n_samples, n_features, n_classes = SIZES["full" if os.environ.get("NBFAST_BENCH") == "full" else "smoke"]
+    if args.n_classes:
+        n_classes = args.n_classes
+    times = measure(args.estimator, args.scoring, (n_samples, n_features, n_classes), args.repeats)
+    medians = {name: statistics.median(values) for name, values in times.items()}
+    ours = medians[f"{args.estimator}CV"]
+    print(f"{len(ALPHAS)} alphas x 5 folds, {args.scoring}, make_documents({n_samples}, {n_features}, {n_classes}), "
+          f"medians of {args.repeats} alternating rounds:")
+    for name, median in medians.items():
+        print(f"  {name:<24} {median:8.3f} s  {median / ours:6.1f}x")
+
+
+if __name__ == "__main__":
+    main()

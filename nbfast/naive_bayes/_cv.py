@@ -1,0 +1,650 @@
+"""Cross-validated smoothing for the count models: MultinomialNBCV, ComplementNBCV, BernoulliNBCV,
+PoissonNBCV and CategoricalNBCV, in the convention of scikit-learn's ``RidgeCV`` and ``LogisticRegressionCV``.
+
+Each searches a grid of ``alphas`` by cross-validation and ends as the model
+refitted on all rows with the best one.  They give the scores, the best alpha
+and the final model that ``GridSearchCV(MultinomialNB(), {"alpha": alphas})``
+gives for the same splitter and scoring, at about the cost of one fit plus the
+scoring, whatever the number of alphas:
+
+- The statistics of these models add up over rows and do not depend on alpha.
+  When the test sets of the splits partition the rows and each training set is
+  the rest (K-fold, stratified or not, grouped), the rows of each test set are
+  counted once; the model of a training set is the sum of the other folds'
+  counts (nbfast's model merging), never a refit.  Summed, not subtracted from
+  the total: integer counts give exactly the counts of a fit on the training
+  rows, and a feature absent from them keeps a count of exactly 0.  Other
+  splitters (shuffled or repeated splits) count each training set once.
+- Each alpha is a rebuild of the tables from those counts (no refit).  The
+  count models with a dense linear table (MultinomialNB, ComplementNB,
+  BernoulliNB, PoissonNB) score a fold's test rows for every alpha in one
+  pass of the fused kernel (``score_csr`` with ``block_width``), the alphas'
+  tables side by side: the rows are read once, not once per alpha.  CategoricalNB, compact tables and missing values
+  are scored by the model's own scoring, once per alpha.
+- Each row's labels and posteriors are those ``predict`` and ``predict_proba``
+  compute (the same table, bias, order of the sums and normalization; the
+  float32 table for the posteriors of float32 input), and the scores are what
+  scikit-learn 1.9's scorers make of them: accuracy, or the log loss of posteriors clipped to
+  [eps, 1 - eps], weighted by the test rows' ``sample_weight``.
+- The final model is the sum of every fold's counts with the best alpha (a
+  refit on all rows for other splitters).
+
+Composition, not subclassing: a CV estimator takes ``alphas`` where its base
+model takes ``alpha``, so it cannot be that model with other parameters; a
+subclass would inherit ``alpha``, ``partial_fit`` and merging, none of which
+mean anything for a search.  It holds the final model in ``estimator_`` and
+hands it every prediction; the base model's fitted attributes
+(``feature_log_prob_``, ``class_count_``, ...) read through to it.
+
+The search reads these hooks of the base models: ``_merge`` (summing the
+folds' counts), ``_derive_params`` (the tables for another alpha),
+``_check_X``, ``_score``, and for the stacked scoring ``_linear_terms``,
+``_kernel_threshold``, ``_score_outside_the_linear_form`` and
+``_ignores_missing``.
+"""
+
+import numbers
+from numbers import Integral
+
+import numpy as np
+
+from nbfast import _compat
+from nbfast._compat import clone
+from nbfast._kernels import scoring
+from nbfast._kernels.scoring import Output
+from nbfast._kernels.threads import effective_n_threads
+from nbfast._validation import check_sample_weight, check_y
+from nbfast.naive_bayes._base import encode_labels, single_precision_table, unique_classes
+from nbfast.naive_bayes._categorical import CategoricalNB
+from nbfast.naive_bayes._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB, _CountNB
+from nbfast.naive_bayes._params import StrOptions, check_parameters, declare
+from nbfast.naive_bayes._wrapper import _WrapperNB
+
+#: The smoothing values searched by default.
+DEFAULT_ALPHAS = (0.01, 0.1, 0.3, 1.0, 3.0)
+#: The scorings a CV estimator computes (scikit-learn's names).
+SCORINGS = ("accuracy", "neg_log_loss")
+
+
+def _declared_constraints(cls):
+    """The parameter constraints ``cls`` declares (on itself or a parent), as nbfast's objects."""
+    for klass in cls.__mro__:
+        declared = vars(klass).get("_parameter_constraints")
+        if declared is not None:
+            return declared.constraints
+    return {}
+
+
+def _cv_constraints(base_class):
+    """The CV parameters' constraints and the base model's, but for its ``alpha``."""
+    base = {name: allowed for name, allowed in _declared_constraints(base_class).items() if name != "alpha"}
+    return declare({"alphas": ["array-like"], "cv": ["cv_object"], "scoring": [StrOptions(set(SCORINGS))], **base})
+
+
+def _is_partition(splits, n_samples):
+    """Whether the test sets partition the rows and every training set is the rest of them."""
+    tests = np.concatenate([test for _, test in splits])
+    if tests.shape[0] != n_samples or np.bincount(tests, minlength=n_samples).max(initial=0) > 1:
+        return False
+    for train, test in splits:
+        rows = np.zeros(n_samples, dtype=np.int8)
+        rows[train] = 1
+        rows[test] += 2
+        if train.shape[0] + test.shape[0] != n_samples or not np.all(rows > 0) or np.any(rows == 3):
+            return False
+    return True
+
+
+def _rank(means):
+    """GridSearchCV's ranks of the mean scores: 1 for the best, ties sharing the lowest, NaN last."""
+    from scipy.stats import rankdata  # imported here: scipy.stats takes longer to import than nbfast
+
+    if np.isnan(means).all():
+        return np.ones(means.shape[0], dtype=np.int32)
+    means = np.nan_to_num(means, nan=np.nanmin(means) - 1)
+    return rankdata(-means, method="min").astype(np.int32, copy=False)
+
+
+#: Bytes of the stacked tables of one scoring pass, and of its output per chunk of rows.
+_STACK_BYTES = 1 << 28
+_OUTPUT_BYTES = 1 << 26
+
+
+def _scores(model, alphas, X, y, sample_weight, scoring):
+    """The score of ``model`` (fitted on the training rows) with each alpha on the test rows (X, y), weighted
+    by their ``sample_weight`` (None: unweighted).
+
+    Each alpha rebuilds the model's tables from its statistics.  The count
+    models scored by one dense linear table are scored together: their tables
+    side by side, one pass of the fused kernel over the rows for every alpha;
+    the others (CategoricalNB, compact tables, missing values) by their own
+    scoring, once per alpha.  Either way each row's joint log-likelihood is
+    the one ``predict`` and ``predict_proba`` compute.
+    """
+    mode = Output.ARGMAX if scoring == "accuracy" else Output.PROBA
+    X = model._check_X(X, reset=False)
+    y_index = encode_labels(model.classes_, y)
+    per_row = [None] * len(alphas)
+    stacked = {}  # table dtype -> [(alpha index, table, bias)]
+    for a, alpha in enumerate(alphas):
+        model.set_params(alpha=float(alpha))
+        model._derive_params()  # the tables of this alpha, from the same statistics
+        terms = _linear_table(model, X, mode)
+        if terms is None:
+            per_row[a] = _per_row(model._score(X, mode), mode, y_index)
+        else:
+            stacked.setdefault(terms[0].dtype, []).append((a, *terms))
+    binarize, threshold = model._kernel_threshold() if stacked else (False, 0.0)
+    for entries in stacked.values():
+        for a, scores in _stacked_scores(X, entries, binarize, threshold, mode):
+            per_row[a] = _per_row(scores, mode, y_index)
+    sign = 1.0 if scoring == "accuracy" else -1.0
+    return [sign * float(np.average(values, weights=sample_weight)) for values in per_row]
+
+
+def _linear_table(model, X, mode):
+    """(table, bias) with which ``model._score(X, mode)`` would run the fused kernel on a dense table, or None
+    when it scores otherwise."""
+    if not isinstance(model, _CountNB) or model._ignores_missing():
+        return None
+    if model._score_outside_the_linear_form(X, mode) is not None:
+        return None
+    table, bias = model._linear_terms()[:2]
+    if not isinstance(table, np.ndarray):  # a compact table
+        return None
+    if X.dtype == np.float32 and mode == Output.PROBA:  # the posteriors of float32 input: the float32 table
+        single = single_precision_table(table)
+        if single is not None:
+            table = single.table
+    return table, np.ascontiguousarray(bias, dtype=np.float64)
+
+
+def _stacked_scores(X, entries, binarize, threshold, mode):
+    """(alpha index, ``mode``'s scores) of each (alpha index, table, bias) entry, their tables side by side in
+    one pass of the kernel (or a few, within _STACK_BYTES) over the rows of X, in chunks of rows."""
+    n_features, n_classes = entries[0][1].shape
+    per_pass = max(1, _STACK_BYTES // (n_features * n_classes * entries[0][1].itemsize))
+    for first in range(0, len(entries), per_pass):
+        group = entries[first:first + per_pass]
+        table = np.hstack([entry[1] for entry in group])
+        bias = np.concatenate([entry[2] for entry in group])
+        results = [[] for _ in group]
+        rows = max(1, _OUTPUT_BYTES // (8 * table.shape[1]))
+        for start in range(0, X.shape[0], rows):
+            stop = min(start + rows, X.shape[0])
+            begin, end = X.indptr[start], X.indptr[stop]
+            labels = np.empty((stop - start) * len(group) if mode == Output.ARGMAX else 0, dtype=np.int64)
+            out = np.empty((0, 0) if mode == Output.ARGMAX else (stop - start, table.shape[1]))
+            scoring.score_csr(X.data[begin:end], X.indices[begin:end], X.indptr[start:stop + 1] - begin, table,
+                              bias, binarize, threshold, mode, out, labels,
+                              effective_n_threads((end - begin) + (stop - start) * table.shape[1]), n_classes)
+            for g in range(len(group)):
+                results[g].append(labels[g::len(group)] if mode == Output.ARGMAX else
+                                  out[:, g * n_classes:(g + 1) * n_classes])
+        for entry, parts in zip(group, results):
+            yield entry[0], np.concatenate(parts)
+
+
+def _per_row(scores, mode, y_index):
+    """Each test row's part of the score, as scikit-learn's scorers compute it: whether the predicted class
+    is the true one (accuracy), or the log loss of the true class's clipped posterior (neg_log_loss)."""
+    if mode == Output.ARGMAX:
+        return scores == y_index
+    if scores.shape[1] == 2:  # the scorer passes P(second class); log_loss takes the first's as 1 minus it
+        positive = scores[:, 1]
+        true = np.where(y_index == 1, positive, 1 - positive)
+    else:
+        true = scores[np.arange(scores.shape[0]), y_index]
+    eps = np.finfo(np.float64).eps
+    return -np.log(np.clip(true, eps, 1 - eps))
+
+
+def _delegated(name):
+    """A read-only attribute read from the final model, ``estimator_``."""
+    def get(self):
+        return getattr(self.estimator_, name)
+
+    return property(get, doc=f"``{name}`` of the final model, ``estimator_``.")
+
+
+class _CountNBCV(_WrapperNB):
+    """A count model whose ``alpha`` is chosen by cross-validation; subclasses name the model, ``_base_class``."""
+
+    _base_class = None
+    _prior_param = "class_prior"
+    _fitted_attributes = ("classes_", "n_features_in_", "estimator_", "alpha_", "best_score_", "n_splits_",
+                          "cv_results_")
+
+    def __init__(self, *, alphas=DEFAULT_ALPHAS, cv=None, scoring="accuracy", force_alpha=True, fit_prior=True,
+                 class_prior=None):
+        self.alphas = alphas
+        self.cv = cv
+        self.scoring = scoring
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+
+    def _base_estimator(self, alpha=1.0):
+        """The base model with these parameters and this ``alpha``."""
+        names = [name for name in self._base_class._get_param_names() if name != "alpha"]
+        return self._base_class(alpha=alpha, **{name: getattr(self, name) for name in names})
+
+    def _check_alphas(self):
+        alphas = self.alphas
+        try:
+            values = np.asarray(alphas, dtype=np.float64)
+        except (TypeError, ValueError):
+            values = None
+        if values is None or values.ndim != 1 or values.shape[0] == 0:
+            raise ValueError(f"alphas must be a non-empty 1-D sequence of numbers, got {alphas!r}.")
+        if not np.all((values >= 0) & np.isfinite(values)):
+            raise ValueError(f"alphas must be finite and non-negative, got {alphas!r}.")
+        return values
+
+    def fit(self, X, y, sample_weight=None):
+        """Choose ``alpha`` by cross-validation, then fit the final model on all rows with it.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training vectors.
+        y : array-like of shape (n_samples,)
+            Target values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the rows, in every fit (those of the search and the
+            final one) and in the test scores (weighted means over the test
+            rows), as GridSearchCV uses a ``sample_weight`` passed to its
+            ``fit``.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator. A call that raises leaves it unchanged.
+        """
+        check_parameters(self)
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
+        alphas = self._check_alphas()
+        base = self._base_estimator(float(alphas[0]))
+        check_parameters(base)
+        utils = _compat.sklearn_module("utils", f"{type(self).__name__} (cross-validation)")
+        X, y, sample_weight = utils.indexable(X, y, sample_weight)
+        y = check_y(y, np.shape(y)[0])
+        sample_weight = check_sample_weight(sample_weight, y.shape[0])
+        classes = unique_classes(y)
+        splits = self._splits(X, y, classes)
+
+        def subset(rows):  # (X, y, sample_weight) of these rows
+            return utils._safe_indexing(X, rows), y[rows], None if sample_weight is None else sample_weight[rows]
+
+        def counted(X_rows, y_rows, weights):  # a model of these rows' statistics
+            return clone(base).partial_fit(X_rows, y_rows, classes=classes, sample_weight=weights)
+
+        tests = [subset(test) for _, test in splits]
+        if _is_partition(splits, y.shape[0]):
+            folds = [counted(*test) for test in tests]
+            training = [[fold for j, fold in enumerate(folds) if j != k] for k in range(len(splits))]
+        else:
+            folds = None
+            training = [[counted(*subset(train))] for train, _ in splits]
+        scores = np.empty((len(splits), alphas.shape[0]))
+        for k, test in enumerate(tests):
+            model = self._base_class._merge(training[k])  # the statistics of the training rows
+            scores[k] = _scores(model, alphas, *test, self.scoring)
+        results = self._results(self.alphas, scores)
+        best = int(results["rank_test_score"].argmin())  # the first of the best, in the order given
+        alpha = list(self.alphas)[best]  # as given, as GridSearchCV's best_params_ holds it
+        if folds is None:
+            final = clone(base).set_params(alpha=alpha).fit(X, y, sample_weight=sample_weight)
+        else:  # every row's statistics: the sum of the folds'
+            for fold in folds:
+                fold.set_params(alpha=alpha)
+            final = self._base_class._merge(folds)
+        self._install_estimator(final)
+        self.alpha_ = alpha
+        self.best_score_ = float(results["mean_test_score"][best])
+        self.n_splits_ = len(splits)
+        self.cv_results_ = results
+        return self
+
+    def _splits(self, X, y, classes):
+        """The (train, test) index arrays of ``cv``, made and checked before any counting."""
+        model_selection = _compat.sklearn_module("model_selection", f"{type(self).__name__} (cross-validation)")
+        cv = model_selection.check_cv(self.cv, y, classifier=True)
+        splits = [(np.asarray(train), np.asarray(test)) for train, test in cv.split(X, y)]
+        y_index = encode_labels(classes, y)
+        for k, (train, test) in enumerate(splits):
+            missing = classes[np.bincount(y_index[train], minlength=classes.shape[0]) == 0].tolist()
+            if missing:
+                raise ValueError(f"the training rows of split {k} hold no sample of class {missing[0]!r}: every "
+                                 "training set needs every class (use a stratified splitter).")
+            if test.shape[0] == 0:
+                raise ValueError(f"split {k} has no test rows.")
+        return splits
+
+    @staticmethod
+    def _results(alphas, scores):
+        """``cv_results_`` as GridSearchCV names and computes its test-score entries; ``scores`` is
+        (n_splits, n_alphas)."""
+        by_alpha = scores.T
+        means = np.average(by_alpha, axis=1)
+        results = {
+            "param_alpha": np.asarray(alphas, dtype=np.float64),
+            "params": [{"alpha": alpha} for alpha in alphas],
+            **{f"split{k}_test_score": scores[k] for k in range(scores.shape[0])},
+            "mean_test_score": means,
+            "std_test_score": np.sqrt(np.average((by_alpha - means[:, None]) ** 2, axis=1)),
+            "rank_test_score": _rank(means),
+        }
+        return results
+
+    @property
+    def partial_fit(self):
+        """Not available: the search needs every row at once (``hasattr(model, "partial_fit")`` is False)."""
+        raise AttributeError(f"{type(self).__name__} does not learn incrementally: the search needs all rows at "
+                             f"once. Update a fitted model's estimator_ ({self._base_class.__name__}) instead.")
+
+    # ------------------------------------------------------------ contract
+    def _validate_fitted(self):
+        super()._validate_fitted()
+        if type(self.estimator_) is not self._base_class:
+            raise ValueError(f"estimator_ must be a fitted {self._base_class.__name__}.")
+        alpha = self.alpha_
+        if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 <= alpha < np.inf:
+            raise ValueError(f"alpha_ must be a finite non-negative number, got {alpha!r}.")
+        if not isinstance(self.n_splits_, Integral) or not isinstance(self.cv_results_, dict):
+            raise ValueError("n_splits_ must be an integer and cv_results_ a dict.")
+
+    def _score(self, X, mode):
+        return self.estimator_._score(X, mode)
+
+    def _pair_terms(self, X, first, second):
+        return self.estimator_._pair_terms(X, first, second)
+
+    def _feature_scores(self):
+        return self.estimator_._feature_scores()
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags = self._base_estimator().__sklearn_tags__().input_tags  # the inputs the base model takes
+        return tags
+
+    @classmethod
+    def _merge(cls, models):
+        raise TypeError(f"{cls.__name__} models do not merge: merge their final models (estimator_), which "
+                        "were fitted with the same alpha.")
+
+
+#: The parameters, attributes and notes every CV estimator shares, filled into their docstrings.
+_SHARED_DOC = {
+    "cv_parameters": """alphas : array-like of float, default=(0.01, 0.1, 0.3, 1.0, 3.0)
+        The smoothing values searched (each >= 0), in the order that breaks
+        ties: the first of the best mean scores wins, as in GridSearchCV.
+    cv : int, cross-validation generator, iterable of (train, test) or None, default=None
+        The splits, as scikit-learn's ``check_cv`` makes them: None for 5
+        folds, an int for that many, stratified by class.  Every training set
+        must hold every class.
+    scoring : {"accuracy", "neg_log_loss"}, default="accuracy"
+        The score of each alpha on each test set (weighted by ``fit``'s
+        ``sample_weight``, as GridSearchCV weighs it).""",
+    "force_alpha": """force_alpha : bool, default=True
+        If False and an alpha is less than 1e-10, it is set to 1e-10.""",
+    "fit_prior": """fit_prior : bool, default=True
+        Whether to learn class prior probabilities; if False a uniform prior is used.""",
+    "class_prior": """class_prior : array-like of shape (n_classes,), default=None
+        Prior probabilities of the classes (must sum to 1); not adjusted to the data.""",
+    "cv_attributes": """alpha_ : float
+        The alpha of the best mean test score (an entry of ``alphas``).
+    best_score_ : float
+        Its mean test score.
+    cv_results_ : dict of ndarray
+        Per alpha, named as GridSearchCV names them: ``param_alpha``,
+        ``params``, ``split{k}_test_score``, ``mean_test_score``,
+        ``std_test_score``, ``rank_test_score``.
+    n_splits_ : int
+        Number of splits.
+    estimator_ : {base}
+        The final model, fitted on all rows with ``alpha_``: every prediction
+        is its prediction, and its fitted attributes (``class_count_``,
+        ``feature_log_prob_``, ...) read as this model's.
+    classes_ : ndarray of shape (n_classes,)
+        Class labels, sorted.
+    n_features_in_ : int
+        Number of features seen during fit.""",
+    "cv_notes": """Needs scikit-learn (the splitter).  Gives the scores and the best alpha
+    of ``GridSearchCV({base}(), {"alpha": alphas}, cv=cv, scoring=scoring)``
+    and its refitted model, at about the cost of one fit plus the scoring.
+    A model file of a fitted model holds the final model and the search's
+    results; it can be saved when ``cv`` is None or an int.  There is no
+    ``partial_fit``: the search needs all rows at once.""",
+}
+
+
+def _with_fitted_attributes_of_base(cls):
+    """Class decorator: the shared docstring parts filled in, and the base model's fitted attributes read
+    through to ``estimator_``."""
+    base = cls._base_class.__name__
+    for key, text in _SHARED_DOC.items():
+        cls.__doc__ = cls.__doc__.replace(f"{{{key}}}", text.replace("{base}", base))
+    for name in cls._base_class._fitted_attributes:
+        if name not in vars(_WrapperNB) and name not in ("classes_", "n_features_in_"):
+            setattr(cls, name, _delegated(name))
+    return cls
+
+
+@_with_fitted_attributes_of_base
+class MultinomialNBCV(_CountNBCV):
+    """Multinomial Naive Bayes with its smoothing ``alpha`` chosen by cross-validation.
+
+    Parameters
+    ----------
+    {cv_parameters}
+    {force_alpha}
+    {fit_prior}
+    {class_prior}
+
+    Attributes
+    ----------
+    {cv_attributes}
+
+    Notes
+    -----
+    {cv_notes}
+
+    Examples
+    --------
+    >>> from nbfast import MultinomialNBCV
+    >>> from nbfast.datasets import make_documents
+    >>> X, y = make_documents(n_samples=2000, n_features=500, n_classes=3, random_state=0)
+    >>> model = MultinomialNBCV(alphas=[0.1, 1.0, 10.0], cv=5).fit(X, y)
+    >>> float(model.alpha_) in (0.1, 1.0, 10.0)
+    True
+    >>> model.predict(X[:3]).shape
+    (3,)
+    """
+
+    _base_class = MultinomialNB
+    _parameter_constraints = _cv_constraints(MultinomialNB)
+
+
+@_with_fitted_attributes_of_base
+class ComplementNBCV(_CountNBCV):
+    """Complement Naive Bayes with its smoothing ``alpha`` chosen by cross-validation.
+
+    Parameters
+    ----------
+    {cv_parameters}
+    {force_alpha}
+    fit_prior : bool, default=True
+        Only used in the edge case of a single class in the training set.
+    class_prior : array-like of shape (n_classes,), default=None
+        Prior probabilities of the classes. Not used (validated only).
+    norm : bool, default=False
+        Whether a second normalization of the weights is performed.
+
+    Attributes
+    ----------
+    {cv_attributes}
+
+    Notes
+    -----
+    {cv_notes}
+
+    Examples
+    --------
+    >>> from nbfast import ComplementNBCV
+    >>> from nbfast.datasets import make_documents
+    >>> X, y = make_documents(n_samples=2000, n_features=500, n_classes=3, random_state=0)
+    >>> model = ComplementNBCV(scoring="neg_log_loss").fit(X, y)
+    >>> sorted(model.cv_results_)[:3]
+    ['mean_test_score', 'param_alpha', 'params']
+    """
+
+    _base_class = ComplementNB
+    _parameter_constraints = _cv_constraints(ComplementNB)
+
+    def __init__(self, *, alphas=DEFAULT_ALPHAS, cv=None, scoring="accuracy", force_alpha=True, fit_prior=True,
+                 class_prior=None, norm=False):
+        super().__init__(alphas=alphas, cv=cv, scoring=scoring, force_alpha=force_alpha, fit_prior=fit_prior,
+                         class_prior=class_prior)
+        self.norm = norm
+
+
+@_with_fitted_attributes_of_base
+class BernoulliNBCV(_CountNBCV):
+    """Bernoulli Naive Bayes with its smoothing ``alpha`` chosen by cross-validation.
+
+    Parameters
+    ----------
+    {cv_parameters}
+    {force_alpha}
+    binarize : float or None, default=0.0
+        Threshold (>= 0) for binarizing features; None takes X as binary.
+    {fit_prior}
+    {class_prior}
+    missing : {"error", "ignore"}, default="error"
+        What NaN in X is: an error, or a missing value left out (see
+        :class:`nbfast.BernoulliNB`).
+
+    Attributes
+    ----------
+    {cv_attributes}
+
+    Notes
+    -----
+    {cv_notes}
+
+    Examples
+    --------
+    >>> from nbfast import BernoulliNBCV
+    >>> from nbfast.datasets import make_documents
+    >>> X, y = make_documents(n_samples=2000, n_features=500, n_classes=3, random_state=0)
+    >>> model = BernoulliNBCV(alphas=[0.5, 1.0]).fit(X, y)
+    >>> model.feature_log_prob_.shape
+    (3, 500)
+    """
+
+    _base_class = BernoulliNB
+    _parameter_constraints = _cv_constraints(BernoulliNB)
+
+    def __init__(self, *, alphas=DEFAULT_ALPHAS, cv=None, scoring="accuracy", force_alpha=True, binarize=0.0,
+                 fit_prior=True, class_prior=None, missing="error"):
+        super().__init__(alphas=alphas, cv=cv, scoring=scoring, force_alpha=force_alpha, fit_prior=fit_prior,
+                         class_prior=class_prior)
+        self.binarize = binarize
+        self.missing = missing
+
+    @property
+    def observed_count_(self):
+        """``observed_count_`` of the final model (fitted with ``missing="ignore"`` only)."""
+        return self.estimator_.observed_count_
+
+
+@_with_fitted_attributes_of_base
+class PoissonNBCV(_CountNBCV):
+    """Poisson Naive Bayes with its prior shape ``alpha`` chosen by cross-validation.
+
+    Parameters
+    ----------
+    {cv_parameters}
+    beta : float, default=1.0
+        Rate of the Gamma prior: pseudo-samples added to every class; must be > 0.
+    {fit_prior}
+    {class_prior}
+    {force_alpha}
+
+    Attributes
+    ----------
+    {cv_attributes}
+
+    Notes
+    -----
+    {cv_notes}
+
+    Examples
+    --------
+    >>> from nbfast import PoissonNBCV
+    >>> from nbfast.datasets import make_documents
+    >>> X, y = make_documents(n_samples=2000, n_features=500, n_classes=3, random_state=0)
+    >>> model = PoissonNBCV(cv=3).fit(X, y)
+    >>> model.n_splits_
+    3
+    """
+
+    _base_class = PoissonNB
+    _parameter_constraints = _cv_constraints(PoissonNB)
+
+    def __init__(self, *, alphas=DEFAULT_ALPHAS, cv=None, scoring="accuracy", beta=1.0, fit_prior=True,
+                 class_prior=None, force_alpha=True):
+        super().__init__(alphas=alphas, cv=cv, scoring=scoring, force_alpha=force_alpha, fit_prior=fit_prior,
+                         class_prior=class_prior)
+        self.beta = beta
+
+
+@_with_fitted_attributes_of_base
+class CategoricalNBCV(_CountNBCV):
+    """Categorical Naive Bayes with its smoothing ``alpha`` chosen by cross-validation.
+
+    Parameters
+    ----------
+    {cv_parameters}
+    {force_alpha}
+    {fit_prior}
+    {class_prior}
+    min_categories : int or array-like of shape (n_features,), default=None
+        Minimum number of categories per feature (see :class:`nbfast.CategoricalNB`).
+    max_categories : int, default=None
+        Largest number of categories a feature may have (see :class:`nbfast.CategoricalNB`).
+    missing : {"error", "ignore"}, default="error"
+        What NaN in X is: an error, or a missing value left out.
+
+    Attributes
+    ----------
+    {cv_attributes}
+
+    Notes
+    -----
+    {cv_notes}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbfast import CategoricalNBCV
+    >>> rng = np.random.RandomState(0)
+    >>> X, y = rng.randint(4, size=(300, 5)), rng.randint(2, size=300)
+    >>> model = CategoricalNBCV(alphas=[0.5, 1.0, 2.0]).fit(X, y)
+    >>> model.predict_proba(X[:2]).shape
+    (2, 2)
+    """
+
+    _base_class = CategoricalNB
+    _parameter_constraints = _cv_constraints(CategoricalNB)
+
+    def __init__(self, *, alphas=DEFAULT_ALPHAS, cv=None, scoring="accuracy", force_alpha=True, fit_prior=True,
+                 class_prior=None, min_categories=None, max_categories=None, missing="error"):
+        super().__init__(alphas=alphas, cv=cv, scoring=scoring, force_alpha=force_alpha, fit_prior=fit_prior,
+                         class_prior=class_prior)
+        self.min_categories = min_categories
+        self.max_categories = max_categories
+        self.missing = missing
+
