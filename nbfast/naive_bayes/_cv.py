@@ -54,10 +54,12 @@ from nbfast._kernels import scoring
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import check_sample_weight, check_y
-from nbfast.naive_bayes._base import encode_labels, single_precision_table, unique_classes
 from nbfast.naive_bayes._categorical import CategoricalNB
-from nbfast.naive_bayes._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB, _CountNB
+from nbfast.naive_bayes._count import _CountNB
+from nbfast.naive_bayes._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
+from nbfast.naive_bayes._labels import encode_labels, unique_classes
 from nbfast.naive_bayes._params import StrOptions, check_parameters, declare
+from nbfast.naive_bayes._statistics import single_precision_table
 from nbfast.naive_bayes._wrapper import _WrapperNB
 
 #: The smoothing values searched by default.
