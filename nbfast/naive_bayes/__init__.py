@@ -8,6 +8,7 @@ the command line's ``--model`` choices and the benchmarks all read
 from nbfast.naive_bayes._calibrated import CalibratedNB
 from nbfast.naive_bayes._categorical import CategoricalNB
 from nbfast.naive_bayes._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
+from nbfast.naive_bayes._discriminative import DiscriminativeNB
 from nbfast.naive_bayes._gaussian import GaussianNB
 from nbfast.naive_bayes._mixed import MixedNB
 from nbfast.naive_bayes._semi_supervised import SemiSupervisedNB
@@ -16,8 +17,8 @@ from nbfast.naive_bayes._semi_supervised import SemiSupervisedNB
 ESTIMATORS = {
     cls.__name__: cls
     for cls in (MultinomialNB, BernoulliNB, ComplementNB, CategoricalNB, GaussianNB, PoissonNB, MixedNB, CalibratedNB,
-                SemiSupervisedNB)
+                SemiSupervisedNB, DiscriminativeNB)
 }
 
-__all__ = ["ESTIMATORS", "BernoulliNB", "CalibratedNB", "CategoricalNB", "ComplementNB", "GaussianNB", "MixedNB", "MultinomialNB",
+__all__ = ["ESTIMATORS", "BernoulliNB", "CalibratedNB", "CategoricalNB", "ComplementNB", "DiscriminativeNB", "GaussianNB", "MixedNB", "MultinomialNB",
            "PoissonNB", "SemiSupervisedNB"]

@@ -25,6 +25,7 @@ from nbfast.naive_bayes import (
     CalibratedNB,
     CategoricalNB,
     ComplementNB,
+    DiscriminativeNB,
     MultinomialNB,
     PoissonNB,
 )
@@ -32,7 +33,7 @@ from nbfast.naive_bayes._calibrated import _RANGE as _TEMPERATURE_RANGE
 from nbfast.naive_bayes._compact import CompactTable
 
 #: Models scored through a table per (feature, class) and a bias per class (``_linear_terms``).
-_LINEAR_TABLE_MODELS = (MultinomialNB, BernoulliNB, ComplementNB, PoissonNB, CategoricalNB)
+_LINEAR_TABLE_MODELS = (MultinomialNB, BernoulliNB, ComplementNB, PoissonNB, CategoricalNB, DiscriminativeNB)
 #: Models whose ``feature_log_prob_`` holds log-probabilities (PoissonNB's holds log-rates, ComplementNB's
 #: weights of either sign: their scoring tables are checked instead).
 _LOG_PROBABILITY_MODELS = (MultinomialNB, BernoulliNB, CategoricalNB)
