@@ -284,7 +284,7 @@ def make_phrase_documents(
     n_words=3_000,
     mean_phrases=8,
     max_phrase_length=6,
-    informativeness=0.3,
+    informativeness=10.0,
     random_state=0,
 ):
     """Generate raw text documents made of fixed phrases whose frequencies depend on the class.
@@ -314,8 +314,10 @@ def make_phrase_documents(
         Mean number of phrases per document (1 + Poisson).
     max_phrase_length : int, default=6
         Longest phrase, in words.
-    informativeness : float, default=0.3
-        How much a phrase's frequency depends on the class (larger: easier).
+    informativeness : float, default=10.0
+        How much a phrase's frequency depends on the class (larger: easier).  With the defaults, on tf-idf
+        unigrams and bigrams of 6,400 documents, MultinomialNB labels about 69% of unseen ones right,
+        logistic regression about 72%.
     random_state : int or numpy.random.Generator, default=0
         Seed: the same seed gives the same documents.
 

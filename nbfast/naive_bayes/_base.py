@@ -502,6 +502,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
     _compact_attributes = ()
     #: Composite estimators are built from other estimators (MixedNB): the command line cannot make one.
     _composite = False
+    #: Whether the model learns batch by batch (``partial_fit``); one that is not is fitted on all rows at once.
+    _incremental = True
     #: Name of the class-prior hyperparameter (scikit-learn's GaussianNB calls it ``priors``).
     _prior_param = "class_prior"
     #: Whether models fitted with ``missing="ignore"`` keep ``observed_count_`` (n_classes, n_features), the

@@ -18,7 +18,8 @@ logistic regression; ``anchor="zero"`` is exactly scikit-learn's
 from Naive Bayes.  The solver is L-BFGS (:func:`scipy.optimize.minimize`), each
 evaluation of f and its gradient one pass of the kernels of
 :mod:`nbfast._kernels.discriminative`; f is divided by the total sample weight,
-as scikit-learn does, so that ``tol`` bounds the same projected gradient.
+as scikit-learn does, and the solver works on parameters scaled by a fixed diagonal
+preconditioner (:class:`_Objective`).
 
 It derives from the estimator contract (:class:`_BaseNB`) for what it shares
 with the linear Naive Bayes models: input checks, the fused scoring kernel
@@ -27,6 +28,7 @@ sufficient statistics: a refined model cannot be updated by ``partial_fit`` nor
 merged with another, and both say so.
 """
 
+import contextlib
 import numbers
 import warnings
 
@@ -36,7 +38,7 @@ import scipy.sparse as sp
 from nbfast import _compat
 from nbfast._kernels import discriminative
 from nbfast._kernels.threads import effective_n_threads
-from nbfast._validation import _feature_names, check_sample_weight, check_y
+from nbfast._validation import _feature_names, check_sample_weight, check_X, check_y
 from nbfast.naive_bayes._base import _BaseNB, encode_labels, unique_classes
 from nbfast.naive_bayes._discrete import ComplementNB, MultinomialNB
 from nbfast.naive_bayes._params import Interval, StrOptions, check_parameters, declare
@@ -64,7 +66,15 @@ def _centred(coef, intercept):
 
 
 class _Objective:
-    """f and its gradient (the module docstring's objective divided by the total weight) at a flat x = [W, b]."""
+    """f and its gradient (the module docstring's objective divided by the total weight) at a flat x = [W, b].
+
+    The solver sees the parameters scaled by the square root of their curvature, u = x * sqrt(h) (a diagonal
+    preconditioner, fixed for the fit): h is the curvature of the loss at uniform posteriors, where a softmax
+    output varies as (1/K)(1 - 1/K), so h[j, c] = (1/K)(1 - 1/K) sum_i s_i X[i, j]^2 + 1/C for a weight, and
+    (1/K)(1 - 1/K) sum_i s_i (+ 1/C when penalized) for an intercept; divided by the intercept's, so that the
+    intercepts keep their scale.  Rare features then take steps as large as frequent ones: from the Naive
+    Bayes start, L-BFGS needed about 3x fewer passes to reach the same objective.
+    """
 
     def __init__(self, X, y_index, sample_weight, n_classes, C, anchor, penalize_intercept):
         self.X, self.y_index, self.sample_weight = X, y_index, sample_weight
@@ -78,15 +88,25 @@ class _Objective:
         self.residual = np.empty((X.shape[0], n_classes))
         self.block_sums = np.empty((discriminative.n_row_blocks(X.shape[0]), n_classes + 1))
         self.n_threads = effective_n_threads(X.nnz * n_classes)
-        self.n_evaluations = 0
+        variance = (1.0 / n_classes) * (1.0 - 1.0 / n_classes)
+        squares = np.asarray(sp.csr_array(X).power(2).T @ sample_weight, dtype=np.float64)
+        intercept_curvature = variance * sample_weight.sum() + (self.inverse_C if penalize_intercept else 0.0)
+        curvature = np.concatenate([np.repeat(variance * squares + self.inverse_C, n_classes),
+                                    np.full(n_classes, intercept_curvature)])
+        self.root_curvature = np.sqrt(curvature / intercept_curvature)
+
+    def __call__(self, u):
+        """f and its gradient with respect to the scaled parameters u (what the solver sees)."""
+        loss, gradient = self.loss_and_gradient(np.ascontiguousarray(u / self.root_curvature))
+        return loss, gradient / self.root_curvature
 
     def split(self, x):
         n_weights = self.n_features * self.n_classes
         return x[:n_weights].reshape(self.n_features, self.n_classes), x[n_weights:]
 
-    def __call__(self, x):
-        self.n_evaluations += 1
-        weights, intercept = self.split(np.ascontiguousarray(x, dtype=np.float64))
+    def loss_and_gradient(self, x):
+        """f and its gradient at the parameters x (contiguous float64)."""
+        weights, intercept = self.split(x)
         loss = discriminative.softmax_residuals_csr(
             self.X.data, self.X.indices, self.X.indptr, self.y_index, self.sample_weight, weights, intercept,
             self.residual, self.block_sums, self.n_threads)
@@ -139,9 +159,11 @@ class DiscriminativeNB(_BaseNB):
         intercept, or zero weights with a free intercept (logistic regression).
     max_iter : int, default=100
         Most L-BFGS iterations.
-    tol : float, default=1e-4
-        Stop when every entry of the projected gradient of the objective divided
-        by the total sample weight is at most ``tol`` (scikit-learn's criterion).
+    tol : float, default=1e-3
+        Stop when every entry of the gradient of the objective divided by the
+        total sample weight is at most ``tol``, the gradient taken with respect
+        to the parameters scaled by the square root of their curvature relative
+        to the intercepts' (a diagonal preconditioner: see the user guide).
 
     Attributes
     ----------
@@ -166,7 +188,8 @@ class DiscriminativeNB(_BaseNB):
     """
 
     _fitted_attributes = ("classes_", "n_features_in_", "coef_", "intercept_")
-    _non_negative = True  # the Naive Bayes start counts
+    _incremental = False
+    _non_negative = True  # at fit (the Naive Bayes start counts): scikit-learn's positive_only tag
     _parameter_constraints = declare({
         "nb": [StrOptions(set(NB_MODELS))],
         "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
@@ -179,13 +202,17 @@ class DiscriminativeNB(_BaseNB):
     partial_fit = _NotApplicable("the refined weights are not a sum of per-batch statistics; fit on all rows "
                                  "(or partial_fit a MultinomialNB or ComplementNB).")
 
-    def __init__(self, nb="multinomial", *, alpha=1.0, C=1.0, anchor="nb", max_iter=100, tol=1e-4):
+    def __init__(self, nb="multinomial", *, alpha=1.0, C=1.0, anchor="nb", max_iter=100, tol=1e-3):
         self.nb = nb
         self.alpha = alpha
         self.C = C
         self.anchor = anchor
         self.max_iter = max_iter
         self.tol = tol
+
+    def _check_X(self, X, reset):
+        # the Naive Bayes start counts, so fit refuses negative values; the refined linear form scores any
+        return check_X(X, self, reset=reset, non_negative=reset)
 
     # ------------------------------------------------------------ fitted state
     @property
@@ -232,16 +259,22 @@ class DiscriminativeNB(_BaseNB):
         y = check_y(y, X.shape[0])
         weights = check_sample_weight(sample_weight, X.shape[0])
         classes = unique_classes(y)
+        y_index = encode_labels(classes, y)
+        if weights is not None:
+            unweighted = np.bincount(y_index, weights=weights, minlength=len(classes)) == 0
+            if unweighted.any():
+                raise ValueError(f"DiscriminativeNB needs rows of positive weight in every class of y: class(es) "
+                                 f"{classes[unweighted].tolist()} have none.")
         start = NB_MODELS[self.nb](alpha=self.alpha).fit(X, y, sample_weight=weights)
         coef, intercept = _centred(*start.to_linear())
         if weights is None:
             weights = np.ones(X.shape[0])
         x0 = np.concatenate([coef.T.ravel(), intercept])
         anchor = x0 if self.anchor == "nb" else np.zeros_like(x0)
-        objective = _Objective(X, encode_labels(classes, y), weights, len(classes), float(self.C), anchor,
+        objective = _Objective(X, y_index, weights, len(classes), float(self.C), anchor,
                                penalize_intercept=self.anchor == "nb")
-        result = self._minimize(objective, x0)
-        table, intercept = objective.split(result.x)
+        result = self._minimize(objective, x0 * objective.root_curvature)
+        table, intercept = objective.split(result.x / objective.root_curvature)
         self.classes_ = classes
         self.n_features_in_ = X.shape[1]
         if feature_names is not None:
@@ -256,9 +289,13 @@ class DiscriminativeNB(_BaseNB):
     def _minimize(self, objective, x0):
         from scipy.optimize import minimize  # imported here: scipy.optimize takes longer to import than nbfast
 
-        result = minimize(objective, x0, method="L-BFGS-B", jac=True,
-                          options={"maxiter": self.max_iter, "maxls": 50, "gtol": self.tol,
-                                   "ftol": 64 * np.finfo(np.float64).eps})
+        # The solver's own work is vector operations on BLAS: one thread does them, and BLAS threads left
+        # spinning beside the kernels' would take their cores (a fit ran 7x slower on 2 cores).
+        threadpoolctl = _compat.threadpoolctl_if_installed()
+        with contextlib.nullcontext() if threadpoolctl is None else threadpoolctl.threadpool_limits(1, "blas"):
+            result = minimize(objective, x0, method="L-BFGS-B", jac=True,
+                              options={"maxiter": self.max_iter, "maxls": 50, "gtol": self.tol,
+                                       "ftol": 64 * np.finfo(np.float64).eps})
         if not result.success:
             warnings.warn(f"DiscriminativeNB did not converge in {result.nit} iterations ({result.message}); "
                           "increase max_iter or tol.", _compat.ConvergenceWarning, stacklevel=3)

@@ -94,7 +94,7 @@ def test_bench_bad_options_exit_2(option, message, capsys):
 def test_estimators_are_looked_up_by_name():
     import nbfast
 
-    assert bench.BENCHED == {name: getattr(nbfast, name) for name in ALL_ESTIMATORS if name not in ("MixedNB", "CalibratedNB", "SemiSupervisedNB")}
+    assert bench.BENCHED == {name: getattr(nbfast, name) for name in ALL_ESTIMATORS if name not in ("MixedNB", "CalibratedNB", "SemiSupervisedNB", "DiscriminativeNB")}
     assert list(bench.OPERATIONS) == OPERATIONS
     assert _harness.sklearn_estimator("NoSuchNB") is None
 

@@ -29,6 +29,8 @@ ESTIMATORS = [
     nbfast.GaussianNB(variance="global", ddof=1),
     nbfast.GaussianNB(missing="ignore"),
     nbfast.PoissonNB(),
+    nbfast.DiscriminativeNB(),
+    nbfast.DiscriminativeNB("complement", anchor="zero"),
     nbfast.MixedNB(),
     nbfast.MixedNB([("a", nbfast.MultinomialNB(), slice(None)), ("b", nbfast.BernoulliNB(alpha=0.5), slice(None))]),
     nbfast.MixedNB([("numbers", nbfast.GaussianNB(), slice(None))], missing="ignore"),

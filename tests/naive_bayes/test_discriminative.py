@@ -42,7 +42,7 @@ def test_objective_and_gradient_match_a_dense_reference(penalize_intercept):
     sample_weight = rng.uniform(0, 2, X.shape[0])
     x, anchor = rng.normal(size=(2, n_features * n_classes + n_classes))
     objective = _Objective(X, y.astype(np.int64), sample_weight, n_classes, 0.7, anchor, penalize_intercept)
-    loss, gradient = objective(x)
+    loss, gradient = objective.loss_and_gradient(x)
     weights, intercept = x[:-n_classes].reshape(n_features, n_classes), x[-n_classes:]
     expected_loss, expected_gradient = objective_reference(
         X, y, sample_weight, weights, intercept, anchor[:-n_classes].reshape(n_features, n_classes),
@@ -103,8 +103,8 @@ def test_bit_identical_for_any_number_of_threads(n_threads_limit):
     results = []
     for n in (1, 2, 4):
         with n_threads_limit(n):
-            model = nbfast.DiscriminativeNB(C=5.0, max_iter=30)
-            with pytest.warns(nbfast._compat.ConvergenceWarning):  # 30 iterations: each one compared
+            model = nbfast.DiscriminativeNB(C=5.0, max_iter=8)
+            with pytest.warns(nbfast._compat.ConvergenceWarning):  # 8 iterations, each one compared
                 model.fit(X, y)
             results.append((model.coef_.copy(), model.intercept_.copy(), model.n_iter_, model.predict_proba(X)))
     for other in results[1:]:
@@ -188,7 +188,39 @@ def test_invalid_parameters_are_refused(params):
         nbfast.DiscriminativeNB(**params).fit(X, y)
 
 
-def test_negative_input_is_refused():
+def test_negative_input_is_refused_by_fit_only():
     X, y = small_data()
     with pytest.raises(ValueError, match="[Nn]egative"):
         nbfast.DiscriminativeNB().fit(-X.toarray(), y)
+    model = nbfast.DiscriminativeNB().fit(X, y)
+    coef, intercept = model.to_linear()
+    np.testing.assert_allclose(model.decision_function(-X), -X.toarray() @ coef.T + intercept, rtol=1e-12)
+
+
+def test_a_class_without_weight_is_refused():
+    X, y = small_data()
+    with pytest.raises(ValueError, match=r"class\(es\) \[2\] have none"):
+        nbfast.DiscriminativeNB().fit(X, y, sample_weight=(y != 2).astype(float))
+
+
+def test_command_line_trains_on_every_block_at_once(tmp_path, capsys):
+    from nbfast.cli import main
+
+    lines = [f"{i % 3} {1 + i % 7}:1 {8 + i % 5}:2 {13 + (i * 7) % 11}:1\n" for i in range(90)]
+    (tmp_path / "d.svm").write_text("".join(lines))
+    model_path = tmp_path / "m.nbf"
+    assert main(["train", str(tmp_path / "d.svm"), "-o", str(model_path), "--model", "discriminative",
+                 "--chunk-size", "20"]) == 0
+    model = nbfast.load(model_path)
+    X = np.zeros((len(lines), model.n_features_in_))
+    for i, line in enumerate(lines):
+        for pair in line.split()[1:]:
+            index, value = pair.split(":")
+            X[i, int(index) - 1] = float(value)
+    y = np.arange(len(lines)) % 3
+    expected = nbfast.DiscriminativeNB().fit(X, y)
+    np.testing.assert_array_equal(model.coef_, expected.coef_)
+    capsys.readouterr()
+    assert main(["train", str(tmp_path / "d.svm"), "-o", str(model_path), "--model", "discriminative",
+                 "--calibrate-cv", "3"]) != 0
+    assert "--calibrate-cv does not apply to --model discriminative" in capsys.readouterr().err
