@@ -14,8 +14,8 @@ with s_i the sample weights, (W_nb, b_nb) the Naive Bayes weights centred over
 the classes (the per-feature and overall means subtracted: the posteriors do not
 change).  A small ``C`` gives back the Naive Bayes posteriors, a large one
 logistic regression; ``anchor="zero"`` is exactly scikit-learn's
-``LogisticRegression(C=C)`` (multinomial, L2, unpenalized intercept), started
-from Naive Bayes.  The solver is L-BFGS (:func:`scipy.optimize.minimize`), each
+``LogisticRegression(C=C)`` (multinomial, L2, unpenalized intercept; with two
+classes its binary ``LogisticRegression(C=2 * C)``), started from Naive Bayes.  The solver is L-BFGS (:func:`scipy.optimize.minimize`), each
 evaluation of f and its gradient one pass of the kernels of
 :mod:`nbfast._kernels.discriminative`; f is divided by the total sample weight,
 as scikit-learn does, and the solver works on parameters scaled by a fixed diagonal
@@ -72,8 +72,8 @@ class _Objective:
     preconditioner, fixed for the fit): h is the curvature of the loss at uniform posteriors, where a softmax
     output varies as (1/K)(1 - 1/K), so h[j, c] = (1/K)(1 - 1/K) sum_i s_i X[i, j]^2 + 1/C for a weight, and
     (1/K)(1 - 1/K) sum_i s_i (+ 1/C when penalized) for an intercept; divided by the intercept's, so that the
-    intercepts keep their scale.  Rare features then take steps as large as frequent ones: from the Naive
-    Bayes start, L-BFGS needed about 3x fewer passes to reach the same objective.
+    intercepts keep their scale.  Rare features then take steps as large as frequent ones: L-BFGS needed 2 to 4
+    times fewer passes to come near the optimum (docs/guide/accuracy.md).
     """
 
     def __init__(self, X, y_index, sample_weight, n_classes, C, anchor, penalize_intercept):
@@ -113,7 +113,8 @@ class _Objective:
         gradient = np.empty_like(x)
         grad_weights, grad_intercept = self.split(gradient)
         discriminative.transposed_product_csr(*self.Xt, self.residual, grad_weights, self.n_threads)
-        grad_intercept[:] = self.block_sums[:, :-1].sum(axis=0)  # numpy adds the blocks in block order
+        # the blocks added in one order, whatever the threads: their number depends on n_samples only
+        grad_intercept[:] = self.block_sums[:, :-1].sum(axis=0)
         anchor_weights, anchor_intercept = self.split(self.anchor)
         shift = weights - anchor_weights
         loss += 0.5 * self.inverse_C * np.dot(shift.ravel(), shift.ravel())
@@ -139,12 +140,12 @@ class DiscriminativeNB(_BaseNB):
 
     A small ``C`` keeps the Naive Bayes posteriors, a large one reaches
     logistic regression.  Each L-BFGS iteration costs about one pass over X,
-    O(nnz x n_classes); started from Naive Bayes it needs few of them.
+    O(nnz x n_classes); a fit takes a few dozen (see the user guide, "Accuracy").
 
     Not applicable: ``partial_fit`` (the refined weights are no sum of
-    per-batch statistics: fit on all rows) and merging shard models
-    (``nbfast.merge``); with_prior (no separate class prior: shift the
-    posteriors with ``nbfast.shift_prior``).
+    per-batch statistics: fit on all rows), merging shard models
+    (``nbfast.merge``), ``with_prior`` (no separate class prior: shift the
+    posteriors with ``nbfast.shift_prior``) and ``to_sklearn``.
 
     Parameters
     ----------
