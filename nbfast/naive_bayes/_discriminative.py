@@ -271,11 +271,16 @@ class DiscriminativeNB(_BaseNB):
         if weights is None:
             weights = np.ones(X.shape[0])
         x0 = np.concatenate([coef.T.ravel(), intercept])
-        anchor = x0 if self.anchor == "nb" else np.zeros_like(x0)
-        objective = _Objective(X, y_index, weights, len(classes), float(self.C), anchor,
-                               penalize_intercept=self.anchor == "nb")
-        result = self._minimize(objective, x0 * objective.root_curvature)
-        table, intercept = objective.split(result.x / objective.root_curvature)
+        if len(classes) == 1:  # a single class has posterior 1 whatever the weights: nothing to refine
+            x, n_iter = x0, 0
+        else:
+            anchor = x0 if self.anchor == "nb" else np.zeros_like(x0)
+            objective = _Objective(X, y_index, weights, len(classes), float(self.C), anchor,
+                                   penalize_intercept=self.anchor == "nb")
+            result = self._minimize(objective, x0 * objective.root_curvature)
+            x, n_iter = result.x / objective.root_curvature, int(result.nit)
+        n_weights = X.shape[1] * len(classes)
+        table, intercept = x[:n_weights].reshape(X.shape[1], len(classes)), x[n_weights:]
         self.classes_ = classes
         self.n_features_in_ = X.shape[1]
         if feature_names is not None:
@@ -284,7 +289,7 @@ class DiscriminativeNB(_BaseNB):
             del self.feature_names_in_
         self.coef_ = table.T
         self.intercept_ = intercept.copy()
-        self.n_iter_ = int(result.nit)
+        self.n_iter_ = n_iter
         return self
 
     def _minimize(self, objective, x0):

@@ -197,6 +197,15 @@ def test_negative_input_is_refused_by_fit_only():
     np.testing.assert_allclose(model.decision_function(-X), -X.toarray() @ coef.T + intercept, rtol=1e-12)
 
 
+@pytest.mark.parametrize("anchor", ["nb", "zero"])
+def test_a_single_class_is_predicted_with_certainty(anchor):
+    X, _ = small_data()
+    model = nbfast.DiscriminativeNB("complement", anchor=anchor).fit(X, np.full(X.shape[0], "only"))
+    assert model.n_iter_ == 0
+    np.testing.assert_array_equal(model.predict_proba(X), 1.0)
+    np.testing.assert_array_equal(model.predict(X), "only")
+
+
 def test_a_class_without_weight_is_refused():
     X, y = small_data()
     with pytest.raises(ValueError, match=r"class\(es\) \[2\] have none"):
