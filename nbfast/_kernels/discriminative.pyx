@@ -113,9 +113,9 @@ def transposed_product_csr(
     cdef double *acc
     cdef const double *row
 
-    with nogil:
-        for j in prange(n_features, schedule="dynamic", chunksize=ROW_BLOCK, num_threads=n_threads):
-            acc = &out[j, 0]
+    with nogil, parallel(num_threads=n_threads):
+        acc = <double *> malloc(n_classes * sizeof(double))  # the row's sums, written to ``out`` once
+        for j in prange(n_features, schedule="dynamic", chunksize=ROW_BLOCK):
             for c in range(n_classes):
                 acc[c] = 0.0
             for k in range(indptr[j], indptr[j + 1]):
@@ -123,3 +123,6 @@ def transposed_product_csr(
                 row = &residual[indices[k], 0]
                 for c in range(n_classes):
                     acc[c] += value * row[c]
+            for c in range(n_classes):
+                out[j, c] = acc[c]
+        free(acc)
