@@ -161,10 +161,14 @@ class DiscriminativeNB(_BaseNB):
     max_iter : int, default=100
         Most L-BFGS iterations.
     tol : float, default=1e-3
-        Stop when every entry of the gradient of the objective divided by the
-        total sample weight is at most ``tol``, the gradient taken with respect
-        to the parameters scaled by the square root of their curvature relative
-        to the intercepts' (a diagonal preconditioner: see the user guide).
+        Stop when an iteration lowers the objective f (divided by the total
+        sample weight) by at most ``tol * max(|f|, 1)``, as scipy's L-BFGS-B
+        ``ftol``, or when every entry of its gradient is at most ``tol``, the
+        gradient taken with respect to the parameters scaled by the square root
+        of their curvature relative to the intercepts' (a diagonal
+        preconditioner: see the user guide).  The default stops near the
+        optimum's accuracy, not at the optimum: to reach it to many digits (to
+        match scikit-learn's LogisticRegression) use a ``tol`` near 1e-14.
 
     Attributes
     ----------
@@ -301,7 +305,7 @@ class DiscriminativeNB(_BaseNB):
         with contextlib.nullcontext() if threadpoolctl is None else threadpoolctl.threadpool_limits(1, "blas"):
             result = minimize(objective, x0, method="L-BFGS-B", jac=True,
                               options={"maxiter": self.max_iter, "maxls": 50, "gtol": self.tol,
-                                       "ftol": 64 * np.finfo(np.float64).eps})
+                                       "ftol": max(self.tol, 64 * np.finfo(np.float64).eps)})
         if not result.success:
             warnings.warn(f"DiscriminativeNB did not converge in {result.nit} iterations ({result.message}); "
                           "increase max_iter or tol.", _compat.ConvergenceWarning, stacklevel=3)

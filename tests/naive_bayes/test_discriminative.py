@@ -1,5 +1,7 @@
 """DiscriminativeNB against its Naive Bayes start, scikit-learn's LogisticRegression and a numpy float64 reference."""
 
+import warnings
+
 import numpy as np
 import pytest
 from support.helpers import CONTAINERS, FLOAT_DTYPES, INDEX_DTYPES, as_container, logsumexp_reference, read_only
@@ -69,7 +71,7 @@ def test_strong_regularization_gives_back_naive_bayes(nb):
 def test_without_the_pull_toward_naive_bayes_it_is_logistic_regression(n_classes, weighted):
     X, y = small_data(n_classes)
     sample_weight = np.random.default_rng(1).uniform(0, 3, X.shape[0]) if weighted else None
-    ours = nbfast.DiscriminativeNB(anchor="zero", C=0.5, tol=1e-12, max_iter=10_000).fit(X, y, sample_weight)
+    ours = nbfast.DiscriminativeNB(anchor="zero", C=0.5, tol=1e-14, max_iter=10_000).fit(X, y, sample_weight)
     # with two classes scikit-learn fits one weight vector w = w_1 - w_0, whose penalty ||w||^2 / (2 C') is
     # ||w_0||^2 + ||w_1||^2 over 2 C when C' = 2 C (the weights sum to zero over the classes at the optimum)
     C = 1.0 if n_classes == 2 else 0.5
@@ -103,7 +105,7 @@ def test_bit_identical_for_any_number_of_threads(n_threads_limit):
     results = []
     for n in (1, 2, 4):
         with n_threads_limit(n):
-            model = nbfast.DiscriminativeNB(C=5.0, max_iter=8)
+            model = nbfast.DiscriminativeNB(C=5.0, max_iter=8, tol=0.0)
             with pytest.warns(nbfast._compat.ConvergenceWarning):  # 8 iterations, each one compared
                 model.fit(X, y)
             results.append((model.coef_.copy(), model.intercept_.copy(), model.n_iter_, model.predict_proba(X)))
@@ -233,3 +235,16 @@ def test_command_line_trains_on_every_block_at_once(tmp_path, capsys):
     assert main(["train", str(tmp_path / "d.svm"), "-o", str(model_path), "--model", "discriminative",
                  "--calibrate-cv", "3"]) != 0
     assert "--calibrate-cv does not apply to --model discriminative" in capsys.readouterr().err
+
+
+def test_tol_also_stops_on_the_relative_decrease_of_the_objective():
+    # with tol=1e-3 a fit stops on the objective's decrease while its scaled gradient is still above tol
+    X, y = small_data(seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", nbfast._compat.ConvergenceWarning)
+        model = nbfast.DiscriminativeNB(anchor="zero", C=10.0, tol=1e-3).fit(X, y)
+    n_classes = len(model.classes_)
+    objective = _Objective(X, y.astype(np.int64), np.ones(X.shape[0]), n_classes, 10.0,
+                           np.zeros(model.coef_.size + n_classes), penalize_intercept=False)
+    _, gradient = objective(np.concatenate([model.coef_.T.ravel(), model.intercept_]) * objective.root_curvature)
+    assert np.abs(gradient).max() > 1e-3
