@@ -51,7 +51,7 @@ def models(C):
         "MultinomialNB": nbfast.MultinomialNB(alpha=0.1),
         "ComplementNB": nbfast.ComplementNB(alpha=0.3),
         f"DiscriminativeNB(C={C:g})": nbfast.DiscriminativeNB(C=C),
-        f"DiscriminativeNB(C={C:g}, tol=3e-3)": nbfast.DiscriminativeNB(C=C, tol=3e-3),
+        f"DiscriminativeNB(C={C:g}, tol=1e-4)": nbfast.DiscriminativeNB(C=C, tol=1e-4),
         f"DiscriminativeNB(C={C:g}, complement)": nbfast.DiscriminativeNB("complement", C=C),
         f"DiscriminativeNB(C={C:g}, anchor=zero)": nbfast.DiscriminativeNB(C=C, anchor="zero"),
         f"LogisticRegression(C={C:g})": LogisticRegression(C=C),

@@ -8,7 +8,7 @@ its linear form by maximizing the conditional likelihood. The corpus here,
 phrases, so the words of a document are not independent given its class:
 Naive Bayes counts each phrase once per word and bigram. The refined model
 labels about 2% more of the held-out documents right at every training size,
-for a fit that costs a few dozen passes over the data instead of one.
+for a fit that costs one or two dozen passes over the data instead of one.
 """
 
 import time

@@ -140,7 +140,7 @@ class DiscriminativeNB(_BaseNB):
 
     A small ``C`` keeps the Naive Bayes posteriors, a large one reaches
     logistic regression.  Each L-BFGS iteration costs about one pass over X,
-    O(nnz x n_classes); a fit takes a few dozen (see the user guide, "Accuracy").
+    O(nnz x n_classes); a fit takes one or two dozen at the default ``tol`` (see the user guide, "Accuracy").
 
     Not applicable: ``partial_fit`` (the refined weights are no sum of
     per-batch statistics: fit on all rows), merging shard models
