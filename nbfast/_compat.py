@@ -23,7 +23,7 @@ change what they derive from when scikit-learn is imported:
   ``__init_subclass__`` hooks (metadata routing) are replayed on the classes
   created before.
 
-``NotFittedError``, ``DataConversionWarning`` and ``InvalidParameterError`` are read as attributes of this
+``NotFittedError``, ``DataConversionWarning``, ``ConvergenceWarning`` and ``InvalidParameterError`` are read as attributes of this
 module where they are raised (``raise _compat.NotFittedError(...)``): they are
 scikit-learn's own classes once it is imported (nobody can catch those before),
 light stand-ins until then.
@@ -275,6 +275,9 @@ class _StandIns:
     class DataConversionWarning(UserWarning):
         """An implicit conversion of the data."""
 
+    class ConvergenceWarning(UserWarning):
+        """An iterative solver stopped before it converged."""
+
     class InvalidParameterError(ValueError, TypeError):
         """A parameter has a type or value its constraints do not allow (both a ValueError and a TypeError)."""
 
@@ -284,6 +287,7 @@ class _StandIns:
 _EXCEPTIONS = {
     "NotFittedError": "exceptions",
     "DataConversionWarning": "exceptions",
+    "ConvergenceWarning": "exceptions",
     "InvalidParameterError": "utils._param_validation",
 }
 

@@ -1,10 +1,17 @@
-"""make_documents and make_text_documents: seeded, shaped and typed as asked, with class-dependent words."""
+"""make_documents, make_text_documents and make_phrase_documents: seeded, shaped and typed as asked, with class-dependent words."""
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from nbfast.datasets import _guide_table, _sample_from_cdf, _text_vocabulary, make_documents, make_text_documents
+from nbfast.datasets import (
+    _guide_table,
+    _sample_from_cdf,
+    _text_vocabulary,
+    make_documents,
+    make_phrase_documents,
+    make_text_documents,
+)
 
 
 def test_same_seed_same_corpus_and_other_seed_differs():
@@ -155,3 +162,42 @@ def test_text_documents_bad_arguments():
         make_text_documents(10, 2, n_words=0)
     with pytest.raises(ValueError, match="class_separation"):
         make_text_documents(10, 2, class_separation=-0.5)
+
+
+def test_phrase_documents_are_seeded_runs_of_phrases():
+    documents, y = make_phrase_documents(300, 4, n_phrases=50, max_phrase_length=3, random_state=1)
+    again, y_again = make_phrase_documents(300, 4, n_phrases=50, max_phrase_length=3, random_state=1)
+    assert documents == again and np.array_equal(y, y_again)
+    assert len(documents) == 300 and set(y.tolist()) == {0, 1, 2, 3} and all(documents)
+    assert make_phrase_documents(300, 4, n_phrases=50, max_phrase_length=3, random_state=2)[0] != documents
+    # words come in fixed phrases: far fewer distinct word pairs than the same words shuffled
+    words = [document.split(" ") for document in documents]
+    shuffled = np.random.default_rng(0).permutation(np.concatenate(words)).tolist()
+    lengths = np.cumsum([len(w) for w in words])[:-1]
+    shuffled = [list(w) for w in np.split(np.array(shuffled, dtype=object), lengths)]
+
+    def distinct_pairs(texts):
+        return len({pair for w in texts for pair in zip(w, w[1:])})
+
+    assert distinct_pairs(words) < 0.5 * distinct_pairs(shuffled)
+
+
+def test_phrase_documents_depend_on_the_class():
+    from sklearn.naive_bayes import MultinomialNB
+    from sklearn.pipeline import make_pipeline
+
+    from nbfast.text import CountVectorizer
+
+    accuracies = []
+    for informativeness in (0.01, 10.0):
+        documents, y = make_phrase_documents(3000, 4, informativeness=informativeness, random_state=0)
+        model = make_pipeline(CountVectorizer(), MultinomialNB()).fit(documents[:2000], y[:2000])
+        accuracies.append(np.mean(model.predict(documents[2000:]) == y[2000:]))
+    assert accuracies[0] < 0.4 < 0.6 < accuracies[1]
+
+
+def test_phrase_documents_bad_arguments():
+    with pytest.raises(ValueError, match="positive"):
+        make_phrase_documents(0, 2)
+    with pytest.raises(ValueError, match="positive"):
+        make_phrase_documents(10, 2, informativeness=0.0)

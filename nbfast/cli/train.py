@@ -8,7 +8,10 @@ is vectorized chunk by chunk by a :class:`nbfast.text.HashingVectorizer`
 :class:`nbfast.text.CountVectorizer` or :class:`nbfast.text.TfidfVectorizer`
 whose vocabulary the first pass builds from the documents as they stream by.
 The vectorizer (its settings, and its vocabulary and idf) is stored in the
-model file, so ``nbfast predict`` vectorizes text the same way.
+model file, so ``nbfast predict`` vectorizes text the same way.  A model that
+does not learn batch by batch (``--model discriminative``) keeps the blocks of
+the second pass and is fitted on all of them at its end: its memory grows with
+the input.
 """
 
 import itertools
@@ -18,6 +21,7 @@ import sys
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 
 from nbfast.cli._errors import CommandError, document_frequency, non_negative_float, positive_int
 from nbfast.cli._input import (
@@ -256,10 +260,17 @@ def run(args):
     if n_folds > n_rows:
         raise CommandError(f"--calibrate-cv {n_folds}: the input has only {n_rows} rows")
     # One model, or with --calibrate-cv one per fold (rows numbered through the whole input, modulo K), merged.
+    if n_folds > 1 and not estimator._incremental:
+        raise ValueError(f"--calibrate-cv does not apply to --model {args.model}")
     models = [estimator] if n_folds == 1 else [make_estimator(args) for _ in range(n_folds)]
+    whole = None if estimator._incremental else ([], [])  # a model fitted on all rows at once keeps the blocks
     progress = Progress("training", args.input)
     for start, block, X, y in labelled_blocks(args, progress, vectorizer, estimator, n_features, classes):
         with blamed_on(block):
+            if whole is not None:
+                whole[0].append(X)
+                whole[1].append(y)
+                continue
             try:
                 for fold, model in enumerate(models):
                     rows = slice(None) if n_folds == 1 else (np.arange(start, start + len(y)) % n_folds == fold)
@@ -272,6 +283,8 @@ def run(args):
                                  "features (the largest feature index of the input, or --n-features, sets the "
                                  "width)") from None
     progress.close()
+    if whole is not None:
+        estimator.fit(sp.vstack(whole[0], format="csr"), np.concatenate(whole[1]))
     if n_folds > 1:
         estimator = calibrated_out_of_fold(args, models, vectorizer, n_features, classes, n_rows)
     training_input = {"kind": "text" if vectorizer is not None else "vectors",

@@ -9,6 +9,7 @@ from nbfast.naive_bayes._calibrated import CalibratedNB
 from nbfast.naive_bayes._categorical import CategoricalNB
 from nbfast.naive_bayes._cv import BernoulliNBCV, CategoricalNBCV, ComplementNBCV, MultinomialNBCV, PoissonNBCV
 from nbfast.naive_bayes._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
+from nbfast.naive_bayes._discriminative import DiscriminativeNB
 from nbfast.naive_bayes._gaussian import GaussianNB
 from nbfast.naive_bayes._mixed import MixedNB
 from nbfast.naive_bayes._semi_supervised import SemiSupervisedNB
@@ -17,9 +18,10 @@ from nbfast.naive_bayes._semi_supervised import SemiSupervisedNB
 ESTIMATORS = {
     cls.__name__: cls
     for cls in (MultinomialNB, BernoulliNB, ComplementNB, CategoricalNB, GaussianNB, PoissonNB, MixedNB, CalibratedNB,
-                SemiSupervisedNB, MultinomialNBCV, BernoulliNBCV, ComplementNBCV, CategoricalNBCV, PoissonNBCV)
+                SemiSupervisedNB, MultinomialNBCV, BernoulliNBCV, ComplementNBCV, CategoricalNBCV, PoissonNBCV,
+                DiscriminativeNB)
 }
 
 __all__ = ["ESTIMATORS", "BernoulliNB", "BernoulliNBCV", "CalibratedNB", "CategoricalNB", "CategoricalNBCV", "ComplementNB",
-           "ComplementNBCV", "GaussianNB", "MixedNB", "MultinomialNB", "MultinomialNBCV", "PoissonNB", "PoissonNBCV",
+           "ComplementNBCV", "DiscriminativeNB", "GaussianNB", "MixedNB", "MultinomialNB", "MultinomialNBCV", "PoissonNB", "PoissonNBCV",
            "SemiSupervisedNB"]

@@ -119,6 +119,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     _compact_attributes = ()
     #: Composite estimators are built from other estimators (MixedNB): the command line cannot make one.
     _composite = False
+    #: Whether the model learns batch by batch (``partial_fit``); one that is not is fitted on all rows at once.
+    _incremental = True
     #: Name of the class-prior hyperparameter (scikit-learn's GaussianNB calls it ``priors``).
     _prior_param = "class_prior"
     #: Whether models fitted with ``missing="ignore"`` keep ``observed_count_`` (n_classes, n_features), the
@@ -623,9 +625,11 @@ class _StatisticsNB(_BaseNB):
         return self
 
 
-class _LinearNB(_StatisticsNB):
+class _LinearNB(_BaseNB):
     """An estimator whose joint log-likelihood is linear in f(x) (x, or x binarized):
-    jll = bias + f(X) @ table, with the table and bias of ``_linear_terms``."""
+    jll = bias + f(X) @ table, with the table and bias of ``_linear_terms``.  Independent of how the table is
+    fitted: the count models combine it with :class:`_StatisticsNB`, ``DiscriminativeNB`` fits it by an
+    optimizer."""
 
     _linear = True
 

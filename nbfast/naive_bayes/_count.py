@@ -25,7 +25,7 @@ from nbfast._validation import (
     check_log_prior,
     check_no_nan,
 )
-from nbfast.naive_bayes._base import OBSERVED_COUNT, _LinearNB
+from nbfast.naive_bayes._base import OBSERVED_COUNT, _LinearNB, _StatisticsNB
 from nbfast.naive_bayes._params import Interval, declare
 from nbfast.naive_bayes._statistics import (
     SparseCounts,
@@ -115,7 +115,7 @@ def alpha_weighted_sum(alpha, log_table):
     return float(np.dot(alpha, np.where(alpha[:, None] > 0, log_table, 0.0).sum(axis=1)))
 
 
-class _BaseDiscreteNB(_LinearNB):
+class _BaseDiscreteNB(_StatisticsNB, _LinearNB):
     """Discrete Naive Bayes: additive smoothing ``alpha`` and class priors."""
 
     _non_negative = True

@@ -40,6 +40,7 @@ MODELS = {
     "CategoricalNB-str": (lambda: nbfast.CategoricalNB(max_categories=3), "str", "categories"),
     "GaussianNB-int": (lambda: nbfast.GaussianNB(var_smoothing=1e-6), "int", "real"),
     "GaussianNB-str": (lambda: nbfast.GaussianNB(variance="feature", ddof=1), "str", "real"),
+    "DiscriminativeNB-str": (lambda: nbfast.DiscriminativeNB("complement", C=2.0), "str", "counts"),
     "MixedNB-str": (
         lambda: nbfast.MixedNB(
             [("words", nbfast.MultinomialNB(alpha=0.5), slice(0, 20)), ("flags", nbfast.BernoulliNB(), np.arange(20, 30))]

@@ -16,6 +16,10 @@ EXPECTED_FAILURES = {
         "check_sample_weight_equivalence_on_sparse_data": _REFUSED_FLOATS,
         "check_classifiers_one_label_sample_weights": _REFUSED_FLOATS,
     },
+    "DiscriminativeNB": {
+        "check_decision_proba_consistency": "fits on blobs with negative values (it does not honour the positive_only "
+                                            "tag), which the Naive Bayes start refuses by design",
+    },
 }
 
 ESTIMATORS = [
@@ -29,6 +33,7 @@ ESTIMATORS = [
     nbfast.GaussianNB(variance="global", ddof=1),
     nbfast.GaussianNB(missing="ignore"),
     nbfast.PoissonNB(),
+    nbfast.DiscriminativeNB(),
     nbfast.MixedNB(),
     nbfast.MixedNB([("a", nbfast.MultinomialNB(), slice(None)), ("b", nbfast.BernoulliNB(alpha=0.5), slice(None))]),
     nbfast.MixedNB([("numbers", nbfast.GaussianNB(), slice(None))], missing="ignore"),

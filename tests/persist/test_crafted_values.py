@@ -170,6 +170,16 @@ CASES_AND_EXPECTED = {
     "compact MultinomialNB counts summing past float64": (
         _compact_values("MultinomialNB", _fill(1e308)),
         "ModelFormatError: .*feature_count_ must hold counts whose sum is finite"),
+    "DiscriminativeNB coef_ NaN": (
+        _edited("DiscriminativeNB-str", ("coef_",), _fill(np.nan, (1, 2))),
+        "ModelFormatError: .*the scoring table DiscriminativeNB derives .* must hold finite values"),
+    "DiscriminativeNB coef_ -1e308": (
+        _edited("DiscriminativeNB-str", ("coef_",), _fill(-1e308, (0, 0))),
+        "ModelFormatError: .*the scoring table DiscriminativeNB derives .* must hold finite values"),
+    "DiscriminativeNB intercept_ +inf": (
+        _edited("DiscriminativeNB-str", ("intercept_",), _fill(np.inf, 1)),
+        "ModelFormatError: .*the per-class scoring bias must be finite"),
+    "DiscriminativeNB C=0": (_params(lambda: _stored("DiscriminativeNB-str"), C=0.0), "ModelFormatError: .*'C'"),
     "compact ComplementNB alpha=1e-320 (lost to rounding against the counts)": (
         _params(lambda: _compact("ComplementNB"), alpha=1e-320),
         "ModelFormatError: .*the scoring table ComplementNB derives .* must hold finite values"),

@@ -573,7 +573,7 @@ def _expected():
         return dict(f)
 
 
-STORED = ["BernoulliNB-int", "BernoulliNB-str", "CategoricalNB-str", "ComplementNB-str", "GaussianNB-int",
+STORED = ["BernoulliNB-int", "BernoulliNB-str", "CategoricalNB-str", "ComplementNB-str", "DiscriminativeNB-str", "GaussianNB-int",
           "GaussianNB-str", "MixedNB-str", "MultinomialNB-int", "MultinomialNB-str", "PoissonNB-int"]
 
 

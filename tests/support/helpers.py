@@ -97,7 +97,8 @@ def data_for(estimator_name, n_samples=120, n_features=12, n_classes=3, seed=0):
         return (rng.integers(0, 3, size=(n_samples, n_features)) + (y[:, None] > 0)).astype(np.float64), y
     if estimator_name == "GaussianNB":
         return rng.normal(size=(n_samples, n_features)) + y[:, None], y
-    if estimator_name in ("MultinomialNB", "BernoulliNB", "ComplementNB", "PoissonNB", "MixedNB", "CalibratedNB"):
+    if estimator_name in ("MultinomialNB", "BernoulliNB", "ComplementNB", "PoissonNB", "MixedNB", "CalibratedNB",
+                          "DiscriminativeNB"):
         return make_documents(n_samples, n_features, n_classes, mean_length=20, random_state=seed)
     if estimator_name == "SemiSupervisedNB":  # every class labelled in the first rows, two thirds of the rows unlabelled
         X, y = make_documents(n_samples, n_features, n_classes, mean_length=20, random_state=seed)
@@ -125,7 +126,7 @@ def exported(names, module="nbfast"):
 NB_FAMILY = exported(["MultinomialNB", "BernoulliNB", "ComplementNB", "PoissonNB", "CategoricalNB", "GaussianNB"])
 #: Every public estimator (sorted): the family and MixedNB, which combines them.
 #: The family and the composites built of it.
-ALL_ESTIMATORS = sorted(NB_FAMILY + exported(["MixedNB", "CalibratedNB", "SemiSupervisedNB"]) + exported(
+ALL_ESTIMATORS = sorted(NB_FAMILY + exported(["MixedNB", "CalibratedNB", "SemiSupervisedNB", "DiscriminativeNB"]) + exported(
     ["MultinomialNBCV", "BernoulliNBCV", "ComplementNBCV", "PoissonNBCV", "CategoricalNBCV"]))
 
 

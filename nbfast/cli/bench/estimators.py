@@ -61,7 +61,7 @@ CORPORA = {
 #: partial_fit is timed over this many batches unless --batch-size says otherwise.
 N_BATCHES = 10
 #: The estimators benchmarked: every registered one but the composites (MixedNB, CalibratedNB), built of the others.
-BENCHED = {name: cls for name, cls in ESTIMATORS.items() if not cls._composite}
+BENCHED = {name: cls for name, cls in ESTIMATORS.items() if not cls._composite and cls._incremental}
 #: Estimators that take dense input: they are timed on the first DENSE_FEATURES
 #: columns of the corpus as a dense array (all of it would not fit in memory).
 DENSE_ESTIMATORS = ("GaussianNB", "CategoricalNB")

@@ -1,0 +1,128 @@
+"""The softmax (multinomial logistic) log-loss of a linear model on CSR rows, and its gradient.
+
+For row x_i of class y_i with weight s_i, the linear scores z_ic = b_c + x_i . W[:, c] give
+
+    loss = sum_i s_i (logsumexp_c z_ic - z_iy_i)
+    dloss/dz_ic = s_i (softmax(z_i)_c - [c == y_i])  =: R[i, c]
+    dloss/db_c = sum_i R[i, c]          dloss/dW[j, c] = sum_i X[i, j] R[i, c] = (X^T R)[j, c]
+
+Two passes, each O(nnz x n_classes): :func:`softmax_residuals_csr` over the rows of X (the loss, R and the
+intercept's gradient), then :func:`transposed_product_csr` over the rows of X^T (the weights' gradient).
+Rows go to threads in fixed blocks of ROW_BLOCK, scheduled dynamically; each block's loss and intercept gradient
+are kept apart and added in block order, and each row of X^T R is summed by one thread in the order of its
+nonzeros: the results are bit-identical for any number of threads.
+"""
+from cython.parallel cimport parallel, prange
+from libc.math cimport log
+from libc.stdint cimport int64_t
+from libc.stdlib cimport free, malloc
+
+from nbfast._kernels._math cimport exp_shifted_sum, row_max
+from nbfast._kernels._openmp cimport ROW_BLOCK
+from nbfast._kernels._types cimport floating, integral
+
+
+def n_row_blocks(Py_ssize_t n_samples):
+    """How many blocks of rows :func:`softmax_residuals_csr` splits ``n_samples`` rows into."""
+    return (n_samples + ROW_BLOCK - 1) // ROW_BLOCK
+
+
+def softmax_residuals_csr(
+    const floating[::1] data,
+    const integral[::1] indices,
+    const integral[::1] indptr,
+    const int64_t[::1] y,
+    const double[::1] sample_weight,
+    const double[:, ::1] weights,
+    const double[::1] intercept,
+    double[:, ::1] residual,
+    double[:, ::1] block_sums,
+    int n_threads,
+):
+    """The weighted softmax log-loss of every row, and the residuals R.
+
+    ``weights`` is (n_features, n_classes), row-major; ``residual`` (n_samples,
+    n_classes) receives R; ``block_sums`` (n_row_blocks, n_classes + 1) receives
+    each block's sum of R (columns 0 to n_classes - 1) and of the loss (last
+    column).  Returns the loss, the blocks' losses added in block order; the
+    intercept's gradient is ``block_sums[:, :-1]`` added in block order.
+    """
+    cdef Py_ssize_t n_samples = indptr.shape[0] - 1
+    cdef Py_ssize_t n_classes = weights.shape[1]
+    cdef Py_ssize_t n_blocks = block_sums.shape[0]
+    cdef Py_ssize_t block, i, k, c, end
+    cdef double total = 0.0, m, norm, s, value
+    cdef double *z
+    cdef double *out
+    cdef double *sums
+    cdef const double *row
+
+    with nogil, parallel(num_threads=n_threads):
+        z = <double *> malloc(n_classes * sizeof(double))
+        for block in prange(n_blocks, schedule="dynamic"):
+            sums = &block_sums[block, 0]
+            for c in range(n_classes + 1):
+                sums[c] = 0.0
+            end = min((block + 1) * ROW_BLOCK, n_samples)
+            for i in range(block * ROW_BLOCK, end):
+                for c in range(n_classes):
+                    z[c] = intercept[c]
+                for k in range(indptr[i], indptr[i + 1]):
+                    value = data[k]
+                    row = &weights[indices[k], 0]
+                    for c in range(n_classes):
+                        z[c] += value * row[c]
+                out = &residual[i, 0]
+                s = sample_weight[i]
+                if s == 0.0:  # no term (and no 0 * inf)
+                    for c in range(n_classes):
+                        out[c] = 0.0
+                    continue
+                # stable logsumexp: the largest score subtracted first
+                m = row_max(z, n_classes)
+                norm = exp_shifted_sum(z, m, out, n_classes)
+                sums[n_classes] += s * (m + log(norm) - z[y[i]])
+                for c in range(n_classes):
+                    out[c] = s * (out[c] / norm)
+                out[y[i]] -= s
+                for c in range(n_classes):
+                    sums[c] += out[c]
+        free(z)
+    for block in range(n_blocks):
+        total += block_sums[block, n_classes]
+    return total
+
+
+def transposed_product_csr(
+    const floating[::1] data,
+    const integral[::1] indices,
+    const integral[::1] indptr,
+    const double[:, ::1] residual,
+    double[:, ::1] out,
+    int n_threads,
+):
+    """out = X^T R, given X^T as CSR (``data``, ``indices``, ``indptr``: one row per feature of X).
+
+    ``residual`` is R (n_samples, n_classes), ``out`` (n_features, n_classes);
+    each row of ``out`` is summed by one thread in the order of its nonzeros.
+    """
+    cdef Py_ssize_t n_features = indptr.shape[0] - 1
+    cdef Py_ssize_t n_classes = residual.shape[1]
+    cdef Py_ssize_t j, k, c
+    cdef double value
+    cdef double *acc
+    cdef const double *row
+
+    with nogil, parallel(num_threads=n_threads):
+        acc = <double *> malloc(n_classes * sizeof(double))  # the row's sums, written to ``out`` once
+        for j in prange(n_features, schedule="dynamic", chunksize=ROW_BLOCK):
+            for c in range(n_classes):
+                acc[c] = 0.0
+            for k in range(indptr[j], indptr[j + 1]):
+                value = data[k]
+                row = &residual[indices[k], 0]
+                for c in range(n_classes):
+                    acc[c] += value * row[c]
+            for c in range(n_classes):
+                out[j, c] = acc[c]
+        free(acc)
