@@ -180,7 +180,7 @@ class DiscriminativeNB(_LinearNB):
         L-BFGS iterations of the last fit (not stored in model files).
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Defined only when X has string column names.
 
     Examples
