@@ -171,23 +171,30 @@ def single_precision(const double[:, ::1] table, float[:, ::1] out, int n_thread
     when the table has a non-finite entry.  Maxima do not depend on the order: any thread count gives them."""
     cdef Py_ssize_t n_features = table.shape[0], n_classes = table.shape[1]
     cdef Py_ssize_t b, j, c, end
-    cdef double mean
+    cdef double mean, largest_out, largest_table, nonfinite
     largest_array = np.zeros((n_blocks(n_features), 3))
     cdef double[:, ::1] largest = largest_array  # per block: |out|, |table|, non-finite entries
     with nogil:
         for b in prange(n_blocks(n_features), schedule="dynamic", num_threads=n_threads):
+            # the block's maxima in locals, written once: blocks side by side share cache lines
+            largest_out = 0.0
+            largest_table = 0.0
+            nonfinite = 0.0
             end = min((b + 1) * FEATURE_BLOCK, n_features)
             for j in range(b * FEATURE_BLOCK, end):
                 mean = 0.0
                 for c in range(n_classes):
                     mean = mean + table[j, c]
                     if not isfinite(table[j, c]):
-                        largest[b, 2] = 1.0
-                    largest[b, 1] = max(largest[b, 1], fabs(table[j, c]))
+                        nonfinite = 1.0
+                    largest_table = max(largest_table, fabs(table[j, c]))
                 mean = mean / n_classes
                 for c in range(n_classes):
                     out[j, c] = <float> (table[j, c] - mean)
-                    largest[b, 0] = max(largest[b, 0], fabs(out[j, c]))
+                    largest_out = max(largest_out, fabs(out[j, c]))
+            largest[b, 0] = largest_out
+            largest[b, 1] = largest_table
+            largest[b, 2] = nonfinite
     if largest_array[:, 2].any():
         return None
     return float(largest_array[:, 0].max(initial=0.0)), float(largest_array[:, 1].max(initial=0.0))
