@@ -567,11 +567,18 @@ class _StatisticsNB(_BaseNB):
         y = check_y(y, X.shape[0])
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         classes = unique_classes(y)
+        self._fit_checked(X, encode_labels(classes, y), classes, sample_weight, feature_names)
+        self._build_tables()
+        return self
+
+    def _fit_checked(self, X, y_index, classes, sample_weight, feature_names=None):
+        """``fit`` on X as ``_check_X(X, reset=True)`` returned it, ``y_index`` the row's index into ``classes``
+        (sorted, unique): what a cross-validated search calls on the rows of an X it checked once.  The tables
+        of predictions are left to the first one.  Returns self."""
         self._validate_params(X.shape[1], len(classes))
         stats = self._init_stats(len(classes), X.shape[1])
-        self._accumulate(stats, X, encode_labels(classes, y), sample_weight)
+        self._accumulate(stats, X, y_index, sample_weight)
         self._commit(stats, classes, X.shape[1], feature_names)
-        self._build_tables()
         return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
