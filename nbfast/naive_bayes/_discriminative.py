@@ -100,11 +100,15 @@ class _Objective:
         self.root_curvature = np.sqrt(curvature / intercept_curvature)
         # every parameter's curvature, scaled so, is the intercepts' (of f divided by the total weight)
         self.inverse_curvature_guess = 1.0 / (intercept_curvature * self.scale)
+        # the vector work of each evaluation in buffers made once: the parameters, and W - W_anchor
+        self.parameters = np.empty(curvature.shape[0])
+        self.shift = np.empty((self.n_features, n_classes))
 
     def __call__(self, u):
         """f and its gradient with respect to the scaled parameters u (what the solver sees)."""
-        loss, gradient = self.loss_and_gradient(np.ascontiguousarray(u / self.root_curvature))
-        return loss, gradient / self.root_curvature
+        loss, gradient = self.loss_and_gradient(np.divide(u, self.root_curvature, out=self.parameters))
+        gradient /= self.root_curvature
+        return loss, gradient
 
     def split(self, x):
         n_weights = self.n_features * self.n_classes
@@ -122,9 +126,10 @@ class _Objective:
         # the blocks added in one order, whatever the threads: their number depends on n_samples only
         grad_intercept[:] = self.block_sums[:, :-1].sum(axis=0)
         anchor_weights, anchor_intercept = self.split(self.anchor)
-        shift = weights - anchor_weights
+        shift = np.subtract(weights, anchor_weights, out=self.shift)
         loss += 0.5 * self.inverse_C * np.dot(shift.ravel(), shift.ravel())
-        grad_weights += self.inverse_C * shift
+        shift *= self.inverse_C
+        grad_weights += shift
         if self.penalize_intercept:
             shift = intercept - anchor_intercept
             loss += 0.5 * self.inverse_C * np.dot(shift, shift)
