@@ -17,7 +17,7 @@ from libc.math cimport log
 from libc.stdint cimport int64_t
 from libc.stdlib cimport calloc, free, malloc
 
-from nbfast._kernels._linear cimport row_jll
+from nbfast._kernels._linear cimport Prefetch, prefetch_plan, row_jll
 from nbfast._kernels._math cimport exp_shifted_sum, row_max
 from nbfast._kernels._openmp cimport ROW_BLOCK
 from nbfast._kernels._types cimport floating, integral
@@ -58,6 +58,8 @@ def softmax_residuals_csr(
     cdef double *sums
     cdef const floating *data_ptr = NULL
     cdef const integral *indices_ptr = NULL
+    cdef Prefetch prefetch = prefetch_plan(&weights[0, 0], weights.shape[0], n_classes * sizeof(double),
+                                           indices.shape[0])
 
     if data.shape[0] > 0:
         data_ptr = &data[0]
@@ -71,7 +73,7 @@ def softmax_residuals_csr(
             end = min((block + 1) * ROW_BLOCK, n_samples)
             for i in range(block * ROW_BLOCK, end):
                 row_jll(data_ptr, indices_ptr, indptr[i], indptr[i + 1], &weights[0, 0], &intercept[0], n_classes,
-                        False, 0.0, indices.shape[0], z)
+                        False, 0.0, prefetch, z)
                 out = &residual[i, 0]
                 s = sample_weight[i]
                 if s == 0.0:  # no term (and no 0 * inf)
@@ -113,6 +115,8 @@ def transposed_product_csr(
     cdef double *zeros
     cdef const floating *data_ptr = NULL
     cdef const integral *indices_ptr = NULL
+    cdef Prefetch prefetch = prefetch_plan(&residual[0, 0], residual.shape[0], n_classes * sizeof(double),
+                                           indices.shape[0])
 
     if data.shape[0] > 0:
         data_ptr = &data[0]
@@ -122,7 +126,7 @@ def transposed_product_csr(
         acc = <double *> malloc(n_classes * sizeof(double))  # the row's sums, written to ``out`` once
         for j in prange(n_features, schedule="dynamic", chunksize=ROW_BLOCK):
             row_jll(data_ptr, indices_ptr, indptr[j], indptr[j + 1], &residual[0, 0], zeros, n_classes, False, 0.0,
-                    indices.shape[0], acc)
+                    prefetch, acc)
             for c in range(n_classes):
                 out[j, c] = acc[c]
         free(acc)

@@ -15,7 +15,7 @@ from libc.math cimport INFINITY, fabs
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
-from nbfast._kernels._linear cimport row_jll
+from nbfast._kernels._linear cimport Prefetch, prefetch_plan, row_jll
 from nbfast._kernels._math cimport SCORE_ARGMAX, SCORE_JOINT_LOG_LIKELIHOOD, SCORE_LOG_PROBA, SCORE_PROBA, finish_row
 from nbfast._kernels._openmp cimport ROW_BLOCK
 from nbfast._kernels._types cimport floating, integral, table_floating
@@ -66,6 +66,9 @@ def score_csr(
     cdef const floating *data_ptr = NULL
     cdef const integral *indices_ptr = NULL
 
+    cdef Prefetch prefetch = prefetch_plan(&table[0, 0], table.shape[0], n_classes * sizeof(table_floating),
+                                           indices.shape[0])
+
     if n_samples == 0:
         return
     if data.shape[0] > 0:
@@ -75,7 +78,7 @@ def score_csr(
         acc = <double *> malloc(n_classes * sizeof(double))
         for i in prange(n_samples, schedule="dynamic", chunksize=ROW_BLOCK):
             row_jll(data_ptr, indices_ptr, indptr[i], indptr[i + 1], &table[0, 0], &bias[0],
-                    n_classes, binarize, threshold, indices.shape[0], acc)
+                    n_classes, binarize, threshold, prefetch, acc)
             for b in range(n_blocks):
                 finish_row(acc + b * width, width, mode, NULL if mode == ARGMAX else &out[i, b * width],
                            &labels[i * n_blocks + b] if mode == ARGMAX else NULL)
@@ -122,6 +125,9 @@ def argmax_csr(
     cdef const floating *data_ptr = NULL
     cdef const integral *indices_ptr = NULL
 
+    cdef Prefetch prefetch = prefetch_plan(&table[0, 0], table.shape[0], n_classes * sizeof(float), indices.shape[0])
+    cdef Prefetch no_prefetch = prefetch_plan(&exact_table[0, 0], 0, n_classes * sizeof(double), 0)  # none
+
     if n_samples == 0:
         return 0
     if data.shape[0] > 0:
@@ -133,7 +139,7 @@ def argmax_csr(
         acc = <double *> malloc(n_classes * sizeof(double))
         for i in prange(n_samples, schedule="dynamic", chunksize=ROW_BLOCK):
             row_jll(data_ptr, indices_ptr, indptr[i], indptr[i + 1], &table[0, 0], &bias[0],
-                    n_classes, binarize, threshold, indices.shape[0], acc)
+                    n_classes, binarize, threshold, prefetch, acc)
             best = 0
             top = acc[0]
             second = -INFINITY
@@ -155,7 +161,7 @@ def argmax_csr(
             if not top - second > 2.0 * bound:
                 n_again += 1
                 row_jll(data_ptr, indices_ptr, indptr[i], indptr[i + 1], &exact_table[0, 0], &bias[0],
-                        n_classes, binarize, threshold, indices.shape[0], acc)
+                        n_classes, binarize, threshold, no_prefetch, acc)  # a few rows
                 finish_row(acc, n_classes, ARGMAX, NULL, &best)
             labels[i] = best
         free(acc)
