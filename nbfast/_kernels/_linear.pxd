@@ -2,7 +2,7 @@
 # registers: the scoring kernels (a Naive Bayes table) and the discriminative kernels (the weights, and X^T
 # times the residuals) share it.
 from nbfast._kernels._math cimport lines_spanned, prefetch_lines
-from nbfast._kernels._types cimport floating, integral, table_floating
+from nbfast._kernels._types cimport floating, integral
 
 cdef enum:
     # How many nonzeros ahead the table row is prefetched; the look-ahead runs
@@ -39,7 +39,7 @@ cdef inline void tile_jll(
     const integral *indices,
     Py_ssize_t start,
     Py_ssize_t end,
-    const table_floating *table,
+    const double *table,
     Py_ssize_t n_classes,
     bint binarize,
     double threshold,
@@ -60,7 +60,7 @@ cdef inline void tile_jll(
     cdef Py_ssize_t k, c
     cdef double value
     cdef double t[MAX_TILE]
-    cdef const table_floating *row
+    cdef const double *row
     for c in range(width):
         t[c] = acc[c]
     for k in range(start, end):
@@ -84,7 +84,7 @@ cdef inline void row_jll(
     const integral *indices,
     Py_ssize_t start,
     Py_ssize_t end,
-    const table_floating *table,
+    const double *table,
     const double *bias,
     Py_ssize_t n_classes,
     bint binarize,

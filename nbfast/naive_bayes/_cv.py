@@ -23,8 +23,7 @@ scoring, whatever the number of alphas:
   tables side by side: the rows are read once, not once per alpha.  CategoricalNB, compact tables and missing values
   are scored by the model's own scoring, once per alpha.
 - Each row's labels and posteriors are those ``predict`` and ``predict_proba``
-  compute (the same table, bias, order of the sums and normalization; the
-  float32 table for the posteriors of float32 input), and the scores are what
+  compute (the same table, bias, order of the sums and normalization), and the scores are what
   scikit-learn 1.9's scorers make of them: accuracy, or the log loss of posteriors clipped to
   [eps, 1 - eps], weighted by the test rows' ``sample_weight``.
 - The final model is the sum of every fold's counts with the best alpha (a
@@ -61,7 +60,6 @@ from nbfast.naive_bayes._count import _CountNB
 from nbfast.naive_bayes._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
 from nbfast.naive_bayes._params import StrOptions, check_parameters, declare
-from nbfast.naive_bayes._statistics import single_precision_table
 from nbfast.naive_bayes._wrapper import _WrapperNB
 
 #: The smoothing values searched by default.
@@ -128,7 +126,7 @@ def _scores(model, alphas, X, y_index, sample_weight, scoring):
     """
     mode = Output.ARGMAX if scoring == "accuracy" else Output.PROBA
     per_row = [None] * len(alphas)
-    stacked = {}  # table dtype -> [(alpha index, table, bias)]
+    stacked = []  # (alpha index, table, bias) of the alphas scored side by side
     for a, alpha in enumerate(alphas):
         model.set_params(alpha=float(alpha))
         model._derive_params()  # the tables of this alpha, from the same statistics
@@ -136,10 +134,10 @@ def _scores(model, alphas, X, y_index, sample_weight, scoring):
         if terms is None:
             per_row[a] = _per_row(model._score(X, mode), mode, y_index)
         else:
-            stacked.setdefault(terms[0].dtype, []).append((a, *terms))
-    binarize, threshold = model._kernel_threshold() if stacked else (False, 0.0)
-    for entries in stacked.values():
-        for a, scores in _stacked_scores(X, entries, binarize, threshold, mode):
+            stacked.append((a, *terms))
+    if stacked:
+        binarize, threshold = model._kernel_threshold()
+        for a, scores in _stacked_scores(X, stacked, binarize, threshold, mode):
             per_row[a] = _per_row(scores, mode, y_index)
     sign = 1.0 if scoring == "accuracy" else -1.0
     return [sign * float(np.average(values, weights=sample_weight)) for values in per_row]
@@ -155,10 +153,6 @@ def _linear_table(model, X, mode):
     table, bias = model._linear_terms()[:2]
     if not isinstance(table, np.ndarray):  # a compact table
         return None
-    if X.dtype == np.float32 and mode == Output.PROBA:  # the posteriors of float32 input: the float32 table
-        single = single_precision_table(table)
-        if single is not None:
-            table = single.table
     return table, np.ascontiguousarray(bias, dtype=np.float64)
 
 
