@@ -25,6 +25,28 @@ cdef inline void prefetch_range(const void *start, const void *end) noexcept nog
         p += CACHE_LINE
 
 
+cdef inline Py_ssize_t lines_spanned(const void *first, Py_ssize_t stride, Py_ssize_t n_bytes) noexcept nogil:
+    """The most cache lines that one of the rows of ``n_bytes`` starting at ``first`` + i ``stride`` touches."""
+    cdef Py_ssize_t i, offset, most = 0
+    for i in range(CACHE_LINE):  # where a row starts within its line repeats after CACHE_LINE rows at most
+        offset = (<size_t> first + i * stride) % CACHE_LINE
+        most = max(most, (offset + n_bytes - 1) // CACHE_LINE + 1)
+    return most
+
+
+cdef inline void prefetch_lines(const void *start, Py_ssize_t n_lines) noexcept nogil:
+    """Prefetch the cache line of ``start`` and the n_lines - 1 after it.
+
+    A fixed count where rows of one length are wanted (``lines_spanned``): whether a row crosses one more
+    line boundary depends on where it starts, and a loop to its end would mispredict its exit about as often
+    (three times slower scoring of 5-class tables).  A prefetch past the row, or past the array, is harmless.
+    """
+    cdef size_t p = (<size_t> start) & ~(<size_t> (CACHE_LINE - 1))
+    cdef Py_ssize_t i
+    for i in range(n_lines):
+        prefetch(<const void *> (p + i * CACHE_LINE))
+
+
 # exp for x in [EXP_FAST_MIN, 0], from fdlibm's e_exp.c (error below 1 ulp): x = k ln2 + r with
 # |r| <= ln2 / 2, exp(r) by a rational approximation, times 2^k built from the bits of k.  Unlike the
 # libm call, a loop of these vectorizes; entries below EXP_FAST_MIN (where 2^k would leave the normal

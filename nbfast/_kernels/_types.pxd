@@ -1,5 +1,4 @@
-# Fused types shared by every kernel: float32/float64 data, int32/int64 indices,
-# float32/float64 model tables.
+# Fused types shared by every kernel: float32/float64 data, int32/int64 indices.
 from libc.stdint cimport int32_t, int64_t
 
 ctypedef fused floating:
@@ -9,10 +8,6 @@ ctypedef fused floating:
 ctypedef fused integral:
     int32_t
     int64_t
-
-ctypedef fused table_floating:
-    float
-    double
 
 # The feature pointers of compact statistics: int32 while their entries fit.
 ctypedef fused pointer_integral:

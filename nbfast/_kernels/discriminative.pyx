@@ -15,8 +15,9 @@ nonzeros: the results are bit-identical for any number of threads.
 from cython.parallel cimport parallel, prange
 from libc.math cimport log
 from libc.stdint cimport int64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 
+from nbfast._kernels._linear cimport Prefetch, prefetch_plan, row_jll
 from nbfast._kernels._math cimport exp_shifted_sum, row_max
 from nbfast._kernels._openmp cimport ROW_BLOCK
 from nbfast._kernels._types cimport floating, integral
@@ -50,13 +51,19 @@ def softmax_residuals_csr(
     cdef Py_ssize_t n_samples = indptr.shape[0] - 1
     cdef Py_ssize_t n_classes = weights.shape[1]
     cdef Py_ssize_t n_blocks = block_sums.shape[0]
-    cdef Py_ssize_t block, i, k, c, end
-    cdef double total = 0.0, m, norm, s, value
+    cdef Py_ssize_t block, i, c, end
+    cdef double total = 0.0, m, norm, s
     cdef double *z
     cdef double *out
     cdef double *sums
-    cdef const double *row
+    cdef const floating *data_ptr = NULL
+    cdef const integral *indices_ptr = NULL
+    cdef Prefetch prefetch = prefetch_plan(&weights[0, 0], weights.shape[0], n_classes * sizeof(double),
+                                           indices.shape[0])
 
+    if data.shape[0] > 0:
+        data_ptr = &data[0]
+        indices_ptr = &indices[0]
     with nogil, parallel(num_threads=n_threads):
         z = <double *> malloc(n_classes * sizeof(double))
         for block in prange(n_blocks, schedule="dynamic"):
@@ -65,13 +72,8 @@ def softmax_residuals_csr(
                 sums[c] = 0.0
             end = min((block + 1) * ROW_BLOCK, n_samples)
             for i in range(block * ROW_BLOCK, end):
-                for c in range(n_classes):
-                    z[c] = intercept[c]
-                for k in range(indptr[i], indptr[i + 1]):
-                    value = data[k]
-                    row = &weights[indices[k], 0]
-                    for c in range(n_classes):
-                        z[c] += value * row[c]
+                row_jll(data_ptr, indices_ptr, indptr[i], indptr[i + 1], &weights[0, 0], &intercept[0], n_classes,
+                        False, 0.0, prefetch, z)
                 out = &residual[i, 0]
                 s = sample_weight[i]
                 if s == 0.0:  # no term (and no 0 * inf)
@@ -108,21 +110,24 @@ def transposed_product_csr(
     """
     cdef Py_ssize_t n_features = indptr.shape[0] - 1
     cdef Py_ssize_t n_classes = residual.shape[1]
-    cdef Py_ssize_t j, k, c
-    cdef double value
+    cdef Py_ssize_t j, c
     cdef double *acc
-    cdef const double *row
+    cdef double *zeros
+    cdef const floating *data_ptr = NULL
+    cdef const integral *indices_ptr = NULL
+    cdef Prefetch prefetch = prefetch_plan(&residual[0, 0], residual.shape[0], n_classes * sizeof(double),
+                                           indices.shape[0])
 
+    if data.shape[0] > 0:
+        data_ptr = &data[0]
+        indices_ptr = &indices[0]
+    zeros = <double *> calloc(n_classes, sizeof(double))  # no bias
     with nogil, parallel(num_threads=n_threads):
         acc = <double *> malloc(n_classes * sizeof(double))  # the row's sums, written to ``out`` once
         for j in prange(n_features, schedule="dynamic", chunksize=ROW_BLOCK):
-            for c in range(n_classes):
-                acc[c] = 0.0
-            for k in range(indptr[j], indptr[j + 1]):
-                value = data[k]
-                row = &residual[indices[k], 0]
-                for c in range(n_classes):
-                    acc[c] += value * row[c]
+            row_jll(data_ptr, indices_ptr, indptr[j], indptr[j + 1], &residual[0, 0], zeros, n_classes, False, 0.0,
+                    prefetch, acc)
             for c in range(n_classes):
                 out[j, c] = acc[c]
         free(acc)
+    free(zeros)

@@ -8,7 +8,7 @@ whatever the number of features (a plain running sum of 2^20 terms is not),
 and bit-identical for any number of threads.
 """
 from cython.parallel cimport parallel, prange
-from libc.math cimport exp, fabs, isfinite, log, log1p
+from libc.math cimport exp, log, log1p
 from libc.stdlib cimport free, malloc
 
 import numpy as np
@@ -164,30 +164,3 @@ def complement_table(
         for j in prange(n_features, schedule="dynamic", chunksize=FEATURE_BLOCK, num_threads=n_threads):
             for c in range(n_classes):
                 out[j, c] = out[j, c] / norms[c] if norm else -out[j, c]
-
-
-def single_precision(const double[:, ::1] table, float[:, ::1] out, int n_threads):
-    """out[j] = table[j] - mean_c table[j, c] in float32; returns (largest |out|, largest |table|), or None
-    when the table has a non-finite entry.  Maxima do not depend on the order: any thread count gives them."""
-    cdef Py_ssize_t n_features = table.shape[0], n_classes = table.shape[1]
-    cdef Py_ssize_t b, j, c, end
-    cdef double mean
-    largest_array = np.zeros((n_blocks(n_features), 3))
-    cdef double[:, ::1] largest = largest_array  # per block: |out|, |table|, non-finite entries
-    with nogil:
-        for b in prange(n_blocks(n_features), schedule="dynamic", num_threads=n_threads):
-            end = min((b + 1) * FEATURE_BLOCK, n_features)
-            for j in range(b * FEATURE_BLOCK, end):
-                mean = 0.0
-                for c in range(n_classes):
-                    mean = mean + table[j, c]
-                    if not isfinite(table[j, c]):
-                        largest[b, 2] = 1.0
-                    largest[b, 1] = max(largest[b, 1], fabs(table[j, c]))
-                mean = mean / n_classes
-                for c in range(n_classes):
-                    out[j, c] = <float> (table[j, c] - mean)
-                    largest[b, 0] = max(largest[b, 0], fabs(out[j, c]))
-    if largest_array[:, 2].any():
-        return None
-    return float(largest_array[:, 0].max(initial=0.0)), float(largest_array[:, 1].max(initial=0.0))

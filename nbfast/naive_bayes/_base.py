@@ -64,8 +64,6 @@ from nbfast.naive_bayes._statistics import (
     dense_table,
     for_next_batch,
     score_table,
-    single_precision_table,
-    wants_single_precision,
 )
 from nbfast.naive_bayes._terms import contrast, pair_terms, terms_matrix
 
@@ -567,11 +565,18 @@ class _StatisticsNB(_BaseNB):
         y = check_y(y, X.shape[0])
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         classes = unique_classes(y)
+        self._fit_checked(X, encode_labels(classes, y), classes, sample_weight, feature_names)
+        self._build_tables()
+        return self
+
+    def _fit_checked(self, X, y_index, classes, sample_weight, feature_names=None):
+        """``fit`` on X as ``_check_X(X, reset=True)`` returned it, ``y_index`` the row's index into ``classes``
+        (sorted, unique): what a cross-validated search calls on the rows of an X it checked once.  The tables
+        of predictions are left to the first one.  Returns self."""
         self._validate_params(X.shape[1], len(classes))
         stats = self._init_stats(len(classes), X.shape[1])
-        self._accumulate(stats, X, encode_labels(classes, y), sample_weight)
+        self._accumulate(stats, X, y_index, sample_weight)
         self._commit(stats, classes, X.shape[1], feature_names)
-        self._build_tables()
         return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -653,19 +658,7 @@ class _LinearNB(_BaseNB):
         bias = np.ascontiguousarray(bias, dtype=np.float64)
         check_scoring_table(table, bias, X.shape[1], len(self.classes_), self._log_prior())
         n_threads = effective_n_threads(X.nnz + X.shape[0] * table.shape[1])
-        single = self._single_precision(table) if wants_single_precision(table, mode, X.dtype) else None
-        return score_table(X, table, bias, binarize, threshold, mode, n_threads, single)
-
-    def _single_precision(self, table):
-        """The float32 scoring table (:func:`~nbfast.naive_bayes._statistics.single_precision_table`), or None.
-
-        Half the bytes of the float64 table to gather per nonzero: every argmax
-        (certified, so labels are those of the float64 table) and the posteriors
-        of float32 input.  Built on the first prediction and kept until the
-        model's table changes.  Joint log-likelihoods are always computed from
-        the float64 table.
-        """
-        return self._derived_from("single_precision", table, lambda: single_precision_table(table))
+        return score_table(X, table, bias, binarize, threshold, mode, n_threads)
 
     def _with_missing_rows(self, table, missing_rows):
         """``table`` (n_rows, n_classes) with ``missing_rows()`` (n_features, n_classes) stacked under it, built

@@ -7,6 +7,7 @@ and the final model that ``GridSearchCV(MultinomialNB(), {"alpha": alphas})``
 gives for the same splitter and scoring, at about the cost of one fit plus the
 scoring, whatever the number of alphas:
 
+- X is checked once (the base model's ``_check_X``); the folds are its rows.
 - The statistics of these models add up over rows and do not depend on alpha.
   When the test sets of the splits partition the rows and each training set is
   the rest (K-fold, stratified or not, grouped), the rows of each test set are
@@ -22,8 +23,7 @@ scoring, whatever the number of alphas:
   tables side by side: the rows are read once, not once per alpha.  CategoricalNB, compact tables and missing values
   are scored by the model's own scoring, once per alpha.
 - Each row's labels and posteriors are those ``predict`` and ``predict_proba``
-  compute (the same table, bias, order of the sums and normalization; the
-  float32 table for the posteriors of float32 input), and the scores are what
+  compute (the same table, bias, order of the sums and normalization), and the scores are what
   scikit-learn 1.9's scorers make of them: accuracy, or the log loss of posteriors clipped to
   [eps, 1 - eps], weighted by the test rows' ``sample_weight``.
 - The final model is the sum of every fold's counts with the best alpha (a
@@ -36,9 +36,10 @@ mean anything for a search.  It holds the final model in ``estimator_`` and
 hands it every prediction; the base model's fitted attributes
 (``feature_log_prob_``, ``class_count_``, ...) read through to it.
 
-The search reads these hooks of the base models: ``_merge`` (summing the
-folds' counts), ``_derive_params`` (the tables for another alpha),
-``_check_X``, ``_score``, and for the stacked scoring ``_linear_terms``,
+The search reads these hooks of the base models: ``_check_X`` and
+``_validate_params`` (once), ``_fit_checked`` (counting rows of the checked X),
+``_merge`` (summing the folds' counts), ``_derive_params`` (the tables for
+another alpha), ``_score``, and for the stacked scoring ``_linear_terms``,
 ``_kernel_threshold``, ``_score_outside_the_linear_form`` and
 ``_ignores_missing``.
 """
@@ -53,13 +54,12 @@ from nbfast._compat import clone
 from nbfast._kernels import scoring
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
-from nbfast._validation import check_sample_weight, check_y
+from nbfast._validation import _feature_names, check_sample_weight, check_y
 from nbfast.naive_bayes._categorical import CategoricalNB
 from nbfast.naive_bayes._count import _CountNB
 from nbfast.naive_bayes._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
 from nbfast.naive_bayes._params import StrOptions, check_parameters, declare
-from nbfast.naive_bayes._statistics import single_precision_table
 from nbfast.naive_bayes._wrapper import _WrapperNB
 
 #: The smoothing values searched by default.
@@ -112,9 +112,10 @@ _STACK_BYTES = 1 << 28
 _OUTPUT_BYTES = 1 << 26
 
 
-def _scores(model, alphas, X, y, sample_weight, scoring):
-    """The score of ``model`` (fitted on the training rows) with each alpha on the test rows (X, y), weighted
-    by their ``sample_weight`` (None: unweighted).
+def _scores(model, alphas, X, y_index, sample_weight, scoring):
+    """The score of ``model`` (fitted on the training rows) with each alpha on the test rows (X as the model's
+    ``_check_X`` returns it, their classes' indices ``y_index``), weighted by their ``sample_weight`` (None:
+    unweighted).
 
     Each alpha rebuilds the model's tables from its statistics.  The count
     models scored by one dense linear table are scored together: their tables
@@ -124,10 +125,8 @@ def _scores(model, alphas, X, y, sample_weight, scoring):
     the one ``predict`` and ``predict_proba`` compute.
     """
     mode = Output.ARGMAX if scoring == "accuracy" else Output.PROBA
-    X = model._check_X(X, reset=False)
-    y_index = encode_labels(model.classes_, y)
     per_row = [None] * len(alphas)
-    stacked = {}  # table dtype -> [(alpha index, table, bias)]
+    stacked = []  # (alpha index, table, bias) of the alphas scored side by side
     for a, alpha in enumerate(alphas):
         model.set_params(alpha=float(alpha))
         model._derive_params()  # the tables of this alpha, from the same statistics
@@ -135,10 +134,10 @@ def _scores(model, alphas, X, y, sample_weight, scoring):
         if terms is None:
             per_row[a] = _per_row(model._score(X, mode), mode, y_index)
         else:
-            stacked.setdefault(terms[0].dtype, []).append((a, *terms))
-    binarize, threshold = model._kernel_threshold() if stacked else (False, 0.0)
-    for entries in stacked.values():
-        for a, scores in _stacked_scores(X, entries, binarize, threshold, mode):
+            stacked.append((a, *terms))
+    if stacked:
+        binarize, threshold = model._kernel_threshold()
+        for a, scores in _stacked_scores(X, stacked, binarize, threshold, mode):
             per_row[a] = _per_row(scores, mode, y_index)
     sign = 1.0 if scoring == "accuracy" else -1.0
     return [sign * float(np.average(values, weights=sample_weight)) for values in per_row]
@@ -154,10 +153,6 @@ def _linear_table(model, X, mode):
     table, bias = model._linear_terms()[:2]
     if not isinstance(table, np.ndarray):  # a compact table
         return None
-    if X.dtype == np.float32 and mode == Output.PROBA:  # the posteriors of float32 input: the float32 table
-        single = single_precision_table(table)
-        if single is not None:
-            table = single.table
     return table, np.ascontiguousarray(bias, dtype=np.float64)
 
 
@@ -269,18 +264,20 @@ class _CountNBCV(_WrapperNB):
         alphas = self._check_alphas()
         base = self._base_estimator(float(alphas[0]))
         check_parameters(base)
-        utils = _compat.sklearn_module("utils", f"{type(self).__name__} (cross-validation)")
-        X, y, sample_weight = utils.indexable(X, y, sample_weight)
-        y = check_y(y, np.shape(y)[0])
-        sample_weight = check_sample_weight(sample_weight, y.shape[0])
+        feature_names = _feature_names(X)
+        X = base._check_X(X, reset=True)  # once: the folds are rows of this X
+        y = check_y(y, X.shape[0])
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
         classes = unique_classes(y)
+        base._validate_params(X.shape[1], len(classes))
+        y_index = encode_labels(classes, y)
         splits = self._splits(X, y, classes)
 
-        def subset(rows):  # (X, y, sample_weight) of these rows
-            return utils._safe_indexing(X, rows), y[rows], None if sample_weight is None else sample_weight[rows]
+        def subset(rows):  # (X, y_index, sample_weight) of these rows
+            return X[rows], y_index[rows], None if sample_weight is None else sample_weight[rows]
 
         def counted(X_rows, y_rows, weights):  # a model of these rows' statistics
-            return clone(base).partial_fit(X_rows, y_rows, classes=classes, sample_weight=weights)
+            return clone(base)._fit_checked(X_rows, y_rows, classes, weights, feature_names)
 
         tests = [subset(test) for _, test in splits]
         if _is_partition(splits, y.shape[0]):
@@ -297,7 +294,7 @@ class _CountNBCV(_WrapperNB):
         best = int(results["rank_test_score"].argmin())  # the first of the best, in the order given
         alpha = list(self.alphas)[best]  # as given, as GridSearchCV's best_params_ holds it
         if folds is None:
-            final = clone(base).set_params(alpha=alpha).fit(X, y, sample_weight=sample_weight)
+            final = clone(base).set_params(alpha=alpha)._fit_checked(X, y_index, classes, sample_weight, feature_names)
         else:  # every row's statistics: the sum of the folds'
             for fold in folds:
                 fold.set_params(alpha=alpha)

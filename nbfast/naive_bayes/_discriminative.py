@@ -15,11 +15,13 @@ the classes (the per-feature and overall means subtracted: the posteriors do not
 change).  A small ``C`` gives back the Naive Bayes posteriors, a large one
 logistic regression; ``anchor="zero"`` is exactly scikit-learn's
 ``LogisticRegression(C=C)`` (multinomial, L2, unpenalized intercept; with two
-classes its binary ``LogisticRegression(C=2 * C)``), started from Naive Bayes.  The solver is L-BFGS (:func:`scipy.optimize.minimize`), each
+classes its binary ``LogisticRegression(C=2 * C)``), started from Naive Bayes.
+The solver is L-BFGS with a strong Wolfe line search (:mod:`._lbfgs`), each
 evaluation of f and its gradient one pass of the kernels of
 :mod:`nbfast._kernels.discriminative`; f is divided by the total sample weight,
 as scikit-learn does, and the solver works on parameters scaled by a fixed diagonal
-preconditioner (:class:`_Objective`).
+preconditioner (:class:`_Objective`), its first step the Newton step of that
+diagonal curvature.
 
 It derives from the linear part of the estimator contract (:class:`_LinearNB`) for what it shares
 with the linear Naive Bayes models: input checks, the fused scoring kernel
@@ -39,6 +41,7 @@ from nbfast import _compat
 from nbfast._kernels import discriminative
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import _feature_names, check_sample_weight, check_X, check_y
+from nbfast.naive_bayes import _lbfgs as lbfgs
 from nbfast.naive_bayes._base import _LinearNB
 from nbfast.naive_bayes._discrete import ComplementNB, MultinomialNB
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
@@ -95,11 +98,17 @@ class _Objective:
         curvature = np.concatenate([np.repeat(variance * squares + self.inverse_C, n_classes),
                                     np.full(n_classes, intercept_curvature)])
         self.root_curvature = np.sqrt(curvature / intercept_curvature)
+        # every parameter's curvature, scaled so, is the intercepts' (of f divided by the total weight)
+        self.inverse_curvature_guess = 1.0 / (intercept_curvature * self.scale)
+        # the vector work of each evaluation in buffers made once: the parameters, and W - W_anchor
+        self.parameters = np.empty(curvature.shape[0])
+        self.shift = np.empty((self.n_features, n_classes))
 
     def __call__(self, u):
         """f and its gradient with respect to the scaled parameters u (what the solver sees)."""
-        loss, gradient = self.loss_and_gradient(np.ascontiguousarray(u / self.root_curvature))
-        return loss, gradient / self.root_curvature
+        loss, gradient = self.loss_and_gradient(np.divide(u, self.root_curvature, out=self.parameters))
+        gradient /= self.root_curvature
+        return loss, gradient
 
     def split(self, x):
         n_weights = self.n_features * self.n_classes
@@ -117,9 +126,10 @@ class _Objective:
         # the blocks added in one order, whatever the threads: their number depends on n_samples only
         grad_intercept[:] = self.block_sums[:, :-1].sum(axis=0)
         anchor_weights, anchor_intercept = self.split(self.anchor)
-        shift = weights - anchor_weights
+        shift = np.subtract(weights, anchor_weights, out=self.shift)
         loss += 0.5 * self.inverse_C * np.dot(shift.ravel(), shift.ravel())
-        grad_weights += self.inverse_C * shift
+        shift *= self.inverse_C
+        grad_weights += shift
         if self.penalize_intercept:
             shift = intercept - anchor_intercept
             loss += 0.5 * self.inverse_C * np.dot(shift, shift)
@@ -284,7 +294,7 @@ class DiscriminativeNB(_LinearNB):
             objective = _Objective(X, y_index, weights, len(classes), float(self.C), anchor,
                                    penalize_intercept=self.anchor == "nb")
             result = self._minimize(objective, x0 * objective.root_curvature)
-            x, n_iter = result.x / objective.root_curvature, int(result.nit)
+            x, n_iter = result.x / objective.root_curvature, result.n_iter
         n_weights = X.shape[1] * len(classes)
         table, intercept = x[:n_weights].reshape(X.shape[1], len(classes)), x[n_weights:]
         self.classes_ = classes
@@ -299,17 +309,15 @@ class DiscriminativeNB(_LinearNB):
         return self
 
     def _minimize(self, objective, x0):
-        from scipy.optimize import minimize  # imported here: scipy.optimize takes longer to import than nbfast
-
         # The solver's own work is vector operations on BLAS: one thread does them, and BLAS threads left
         # spinning beside the kernels' would take their cores (a fit ran 7x slower on 2 cores).
         threadpoolctl = _compat.threadpoolctl_if_installed()
         with contextlib.nullcontext() if threadpoolctl is None else threadpoolctl.threadpool_limits(1, "blas"):
-            result = minimize(objective, x0, method="L-BFGS-B", jac=True,
-                              options={"maxiter": self.max_iter, "maxls": 50, "gtol": self.tol,
-                                       "ftol": max(self.tol, 64 * np.finfo(np.float64).eps)})
-        if not result.success:
-            warnings.warn(f"DiscriminativeNB did not converge in {result.nit} iterations ({result.message}); "
+            result = lbfgs.minimize(objective, x0, max_iter=self.max_iter, gtol=self.tol,
+                                    ftol=max(self.tol, 64 * np.finfo(np.float64).eps),
+                                    inverse_curvature_guess=objective.inverse_curvature_guess)
+        if not result.converged:
+            warnings.warn(f"DiscriminativeNB did not converge in {result.n_iter} iterations ({result.message}); "
                           "increase max_iter or tol.", _compat.ConvergenceWarning, stacklevel=3)
         return result
 

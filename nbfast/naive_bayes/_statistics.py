@@ -2,7 +2,7 @@
 knows which representation a model holds.
 
 Dense: per-(class, feature) sums of f(x) as an (n_classes, n_features) array, and a scoring table as an
-(n_features, n_classes) float64 array (with a float32 copy for the argmax, :class:`SinglePrecisionTable`).
+(n_features, n_classes) float64 array.
 
 Compact: with a large vocabulary (hashed text: 2^20 features) and a modest corpus, most (class, feature) pairs
 never occur: their count is zero, and every zero count of class c has the same smoothed parameter.  The
@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from nbfast._kernels import compact, scoring, tables
+from nbfast._kernels import compact, scoring
 from nbfast._kernels.compact import batch_entries, feature_class_counts, pointer_array, sum_by_class
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
@@ -360,53 +360,15 @@ def check_scoring_table(table, bias, n_rows, n_classes, log_prior):
         )
 
 
-class SinglePrecisionTable(NamedTuple):
-    """A float32 scoring table and the bounds that certify argmaxes read from it (see ``scoring.argmax_csr``)."""
-
-    table: np.ndarray  # (n_features, n_classes) float32, each row centered
-    error_per_unit: float  # >= |table - (float64 table - row offset)| everywhere
-    magnitude_per_unit: float  # >= |float64 table| + |table| everywhere
-
-
-def single_precision_table(table):
-    """The float32 copy of a (n_features, n_classes) scoring table, centered per feature, or None.
-
-    Adding an offset to every class of feature j adds the same sum_j f(x_j) * offset_j
-    to every class's joint log-likelihood, which changes neither the posterior nor
-    the argmax.  Centering each row on its mean over the classes leaves small
-    entries, which float32 rounds to about 1e-7 (not 1e-6 for log-probabilities
-    near -10).  None when the table has infinite entries (alpha=0): those are
-    scored in float64.
-    """
-    single = np.empty(table.shape, dtype=np.float32)
-    largest = tables.single_precision(np.ascontiguousarray(table, dtype=np.float64), single,
-                                      effective_n_threads(table.size))
-    if largest is None:
-        return None
-    largest_single, largest_table = largest
-    # float32 rounding of the centered entries (2^-24 relative), and of their float64 subtraction
-    # (2^-53), with a factor of 2 to spare
-    return SinglePrecisionTable(single, 2.0**-23 * largest_single, largest_table + largest_single)
-
-
-def wants_single_precision(table, mode, dtype):
-    """Whether scoring in ``mode`` reads the float32 copy of a dense ``table``: every argmax, and the posteriors
-    of float32 input (joint log-likelihoods always come from the float64 table; a CompactTable is small)."""
-    return not is_compact_table(table) and (
-        mode == Output.ARGMAX or (dtype == np.float32 and mode != Output.JOINT_LOG_LIKELIHOOD))
-
-
-def score_table(X, table, bias, binarize, threshold, mode, n_threads, single=None):
+def score_table(X, table, bias, binarize, threshold, mode, n_threads):
     """``mode``'s output for validated CSR X under a linear model: jll = bias + f(X) @ table.
 
-    ``table`` is dense (n_features, n_classes) or a CompactTable, ``bias`` (n_classes,) float64; ``single`` the
-    dense table's :func:`single_precision_table` (when :func:`wants_single_precision`), or None.
+    ``table`` is dense (n_features, n_classes) float64 or a CompactTable, ``bias`` (n_classes,) float64.
     """
     n_samples = X.shape[0]
-    no_labels = np.empty(0, dtype=np.int64)
-    if is_compact_table(table):  # float64 throughout: the table is small
-        labels = np.empty(n_samples if mode == Output.ARGMAX else 0, dtype=np.int64)
-        out = np.empty((0, 0) if mode == Output.ARGMAX else (n_samples, bias.shape[0]))
+    labels = np.empty(n_samples if mode == Output.ARGMAX else 0, dtype=np.int64)
+    out = np.empty((0, 0) if mode == Output.ARGMAX else (n_samples, bias.shape[0]))
+    if is_compact_table(table):
         none = np.empty(0)
         compact.score_compact(
             X.data, X.indices, X.indptr, table.indptr, table.classes, table.deviation,
@@ -415,19 +377,7 @@ def score_table(X, table, bias, binarize, threshold, mode, n_threads, single=Non
             none if table.base is None else np.ascontiguousarray(table.base, dtype=np.float64),
             bias, binarize, threshold, mode, out, labels, n_threads,
         )
-        return labels if mode == Output.ARGMAX else out
-    if mode == Output.ARGMAX:
-        labels = np.empty(n_samples, dtype=np.int64)
-        if single is None:
-            scoring.score_csr(X.data, X.indices, X.indptr, table, bias, binarize, threshold, mode,
-                              np.empty((0, 0)), labels, n_threads)
-        else:  # the float32 table, certified row by row: the same labels as the float64 table
-            scoring.argmax_csr(X.data, X.indices, X.indptr, single.table, table, bias, binarize, threshold,
-                               single.error_per_unit, single.magnitude_per_unit, labels, n_threads)
-        return labels
-    if single is not None:
-        table = single.table
-    out = np.empty((n_samples, table.shape[1]))
-    scoring.score_csr(X.data, X.indices, X.indptr, table, bias, binarize, threshold, mode, out, no_labels,
-                      n_threads)
-    return out
+    else:
+        scoring.score_csr(X.data, X.indices, X.indptr, table, bias, binarize, threshold, mode, out, labels,
+                          n_threads)
+    return labels if mode == Output.ARGMAX else out

@@ -124,28 +124,3 @@ def test_posteriors_over_the_whole_exponent_range(mode):
         else:
             want = row - (row.max() + math.log(total))
             np.testing.assert_allclose(out, want, rtol=4e-15, atol=2e-15)  # log(total): a rounded sum
-
-
-@pytest.mark.parametrize("binarize", [False, True])
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
-def test_certified_argmax_gives_the_float64_labels(binarize, dtype, index_dtype):
-    """argmax_csr reads the float32 table and scores a row again in float64 only when its two best
-    classes are within the rounding bound: the labels are exactly the float64 kernel's, ties included."""
-    from nbfast.naive_bayes._statistics import single_precision_table
-
-    X, _ = make_documents(3000, 300, 6, mean_length=30, dtype=dtype, index_dtype=index_dtype, random_state=4)
-    table = np.random.default_rng(1).normal(size=(300, 6)) - 8.0
-    table[:, 4] = table[:, 1]  # class 4 always ties class 1: the first (1) must win, in float64
-    table[:, 5] = table[:, 2] + 1e-9  # closer than float32 can tell apart
-    bias = np.array([-1.0, -1.2, -1.1, -0.9, -1.2, -1.1])
-    want = np.empty(X.shape[0], dtype=np.int64)
-    scoring.score_csr(X.data, X.indices, X.indptr, table, bias, binarize, 1.0, Output.ARGMAX, np.empty((0, 0)), want, 2)
-    single = single_precision_table(table)
-    got = np.empty_like(want)
-    n_again = scoring.argmax_csr(X.data, X.indices, X.indptr, single.table, table, bias, binarize, 1.0,
-                                 single.error_per_unit, single.magnitude_per_unit, got, 2)
-    np.testing.assert_array_equal(got, want)
-    close = np.isin(want, [1, 2, 4, 5])  # rows won by a class with a twin need the float64 table
-    assert close.sum() <= n_again < X.shape[0]
-    assert n_again <= close.sum() + X.shape[0] // 100  # the others are certified from float32

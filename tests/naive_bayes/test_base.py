@@ -12,7 +12,6 @@ from support.helpers import NB_FAMILY, data_for, nb_estimator
 import nbfast
 from nbfast.datasets import make_documents
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
-from nbfast.naive_bayes._statistics import single_precision_table
 
 LINEAR_MODELS = [nbfast.MultinomialNB, nbfast.BernoulliNB, nbfast.ComplementNB, nbfast.PoissonNB]
 
@@ -48,8 +47,8 @@ def test_derived_tables_stay_out_of_parameters_copies_and_pickles():
 
     X, y = make_documents(200, 80, 3, random_state=5)
     model = nbfast.MultinomialNB().fit(X, y)
-    model.predict(X)  # derives the float32 table
-    assert "single_precision" in model._derived_tables
+    model.predict(X)  # derives the scoring table
+    assert "scoring" in model._derived_tables
     assert model.get_params() == nbfast.MultinomialNB().get_params()
     assert clone(model)._derived_tables is None
     for other in (copy.deepcopy(model), pickle.loads(pickle.dumps(model))):
@@ -114,49 +113,33 @@ def test_a_fit_that_raises_leaves_the_fitted_model_unchanged(name):
         model.partial_fit([[0], [1]], [0, 1], classes=[0, 1, 2])
 
 
-# ------------------------------------------------------- float32 scoring
-def test_single_precision_table_is_centered_float32_with_its_bounds():
-    table = np.log(np.random.default_rng(0).dirichlet(np.ones(5), size=30))
-    single = single_precision_table(table)
-    assert single.table.dtype == np.float32 and single.table.shape == table.shape
-    centered = table - table.mean(axis=1, keepdims=True)
-    assert np.abs(single.table - centered).max() <= single.error_per_unit
-    assert np.abs(table).max() + np.abs(single.table).max() <= single.magnitude_per_unit
-    assert single_precision_table(np.array([[0.0, -np.inf]])) is None
-
-
+# ------------------------------------------------------- float32 input
 @pytest.mark.parametrize("cls", LINEAR_MODELS, ids=lambda c: c.__name__)
 def test_float32_input_scores_like_float64(cls):
+    # counts are exact in float32: the same values, scored with the same float64 table, give the same results
     X, y = make_documents(400, 200, 7, mean_length=40, class_separation=0.3, random_state=2)
     model = cls().fit(X, y)
     X32 = X.astype(np.float32)
-    proba32, proba64 = model.predict_proba(X32), model.predict_proba(X)
-    np.testing.assert_allclose(proba32, proba64, rtol=0, atol=1e-5)
-    np.testing.assert_allclose(model.predict_log_proba(X32), model.predict_log_proba(X), rtol=1e-5, atol=1e-5)
-    # the joint log-likelihood is computed from the float64 table, exactly, and the labels
-    # (read from the float32 table, certified row by row) are its argmax, for either input
+    for method in ("predict_proba", "predict_log_proba", "predict_joint_log_proba", "predict"):
+        np.testing.assert_array_equal(getattr(model, method)(X32), getattr(model, method)(X), err_msg=method)
     jll = model.predict_joint_log_proba(X)
-    np.testing.assert_array_equal(model.predict_joint_log_proba(X32), jll)
-    np.testing.assert_array_equal(model.predict(X), model.classes_[jll.argmax(axis=1)])
     np.testing.assert_array_equal(model.predict(X32), model.classes_[jll.argmax(axis=1)])
-    # and the float32 table really is used for the posterior (it is not bit-identical)
-    assert not np.array_equal(proba32, proba64)
 
 
-def test_float32_table_follows_the_model():
+def test_derived_tables_follow_the_model():
     X, y = make_documents(300, 120, 4, mean_length=30, class_separation=0.3, random_state=3)
-    X32 = X.astype(np.float32)
     model = nbfast.MultinomialNB().partial_fit(X[:100], y[:100], classes=np.arange(4))
-    model.predict_proba(X32)  # builds the float32 table of the first batch
+    model.predict_proba(X)  # builds the scoring table of the first batch
     first_table = weakref.ref(model._log_prob_table)
     model.partial_fit(X[100:], y[100:])
     assert first_table() is None  # the cache does not keep a replaced table alive
-    np.testing.assert_allclose(model.predict_proba(X32), model.predict_proba(X), atol=1e-5)
+    refitted = nbfast.MultinomialNB().fit(X, y)
+    np.testing.assert_allclose(model.predict_proba(X), refitted.predict_proba(X), rtol=1e-12, atol=1e-15)
     model.feature_log_prob_ = np.log(np.full((4, 120), 1 / 120))  # a uniform model: the prior decides
-    np.testing.assert_allclose(model.predict_proba(X32), np.exp(model.class_log_prior_)[None].repeat(300, 0), atol=1e-6)
+    np.testing.assert_allclose(model.predict_proba(X), np.exp(model.class_log_prior_)[None].repeat(300, 0), rtol=1e-12)
 
 
-def test_infinite_tables_are_scored_in_float64():
+def test_infinite_tables_score_float32_input_as_float64():
     X, y = make_documents(200, 80, 3, mean_length=20, random_state=4)
     model = nbfast.MultinomialNB(alpha=0.0).fit(X, y)  # unseen (class, feature) pairs: log 0 = -inf
     assert np.isinf(model.feature_log_prob_).any()
@@ -164,22 +147,11 @@ def test_infinite_tables_are_scored_in_float64():
     np.testing.assert_array_equal(model.predict_proba(X32), model.predict_proba(X))
 
 
-def test_float64_posteriors_do_not_build_the_float32_table():
-    X, y = make_documents(200, 80, 3, random_state=6)
-    model = nbfast.MultinomialNB().fit(X, y)
-    model.predict_proba(X)
-    model.predict_log_proba(X)
-    model.predict_joint_log_proba(X.astype(np.float32))
-    assert "single_precision" not in model._derived_tables
-    model.predict(X)
-    assert "single_precision" in model._derived_tables
-
-
 def test_predicting_leaves_the_model_and_its_pickle_unchanged():
     X, y = make_documents(200, 80, 3, random_state=5)
     model = nbfast.MultinomialNB().fit(X, y)
     state, pickled = dict(vars(model)), pickle.dumps(model)
-    model.predict(X.astype(np.float32))  # builds and caches the float32 table
+    model.predict(X.astype(np.float32))  # builds and caches its derived tables
     assert vars(model).keys() == state.keys() and pickle.dumps(model) == pickled
     restored = pickle.loads(pickled)
     np.testing.assert_array_equal(restored.predict_proba(X.astype(np.float32)), model.predict_proba(X.astype(np.float32)))
@@ -191,7 +163,7 @@ def test_float32_posteriors_are_bit_identical_for_any_thread_count(name, n_threa
     from nbfast._kernels.threads import effective_n_threads, openmp_enabled
 
     X, y = data_for(name, n_samples=600, n_features=40, n_classes=7, seed=3)
-    X = X.astype(np.float32)  # count models: posteriors read from the float32 table
+    X = X.astype(np.float32)
     model = getattr(nbfast, name)().fit(X, y)
     results = {}
     for n_threads in (1, 2, 3, 4):
@@ -211,7 +183,7 @@ def test_predict_does_not_allocate_an_n_samples_by_n_classes_array(name, dtype):
     X, y = data_for(name, n_samples=n_samples, n_features=10, n_classes=n_classes)
     X = X.astype(dtype)
     model = getattr(nbfast, name)().fit(X, y)
-    expected = model.predict(X[:10])  # builds what the model caches (the float32 table)
+    expected = model.predict(X[:10])  # builds what the model caches (its scoring table)
     tracemalloc.start()
     try:
         labels = model.predict(X)

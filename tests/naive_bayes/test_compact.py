@@ -87,8 +87,7 @@ def test_compact_matches_dense(name, index, dtype, corpus):
     compact, dense = fit_both(name, params, X.astype(dtype), y)
     assert compact._is_compact() and not dense._is_compact()
     assert_same_predictions(compact, dense, X_test)
-    # float32 input: a compact model scores it in float64 (its table is small), as a dense one does
-    # its labels and joint log-likelihoods (its posteriors come from a float32 table: within 1e-5)
+    # float32 input: both score it with their float64 tables
     X32 = X_test.astype(np.float32)
     assert_same_predictions(compact, dense, X32, reference=X_test)
     np.testing.assert_array_equal(compact.predict(X32), dense.predict(X32))

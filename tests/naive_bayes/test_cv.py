@@ -7,6 +7,7 @@ import scipy.sparse as sp
 from support.helpers import CONTAINERS, FLOAT_DTYPES, INDEX_DTYPES, as_container, read_only
 
 import nbfast
+from nbfast._validation import check_X
 from nbfast.naive_bayes import _cv
 
 model_selection = pytest.importorskip("sklearn.model_selection")
@@ -203,6 +204,19 @@ def test_bad_parameters_are_refused_before_any_work(params, error, message, monk
     with pytest.raises(error, match=message):
         model.fit(X, y)
     assert not hasattr(model, "classes_")
+
+
+@pytest.mark.parametrize("name", ["MultinomialNB", "CategoricalNB"])
+@pytest.mark.parametrize("cv", [3, model_selection.ShuffleSplit(3, test_size=0.3, random_state=0)],
+                         ids=["folds", "shuffle"])
+def test_x_is_checked_once_for_every_fold_and_the_final_model(name, cv, monkeypatch):
+    from nbfast.naive_bayes import _base
+
+    checked = []
+    monkeypatch.setattr(_base, "check_X", lambda X, *args, **kwargs: checked.append(X) or check_X(X, *args, **kwargs))
+    X, y = cv_data(name)
+    getattr(nbfast, f"{name}CV")(alphas=ALPHAS, cv=cv).fit(X, y)
+    assert len(checked) == 1 and checked[0] is X
 
 
 def test_a_training_set_without_a_class_is_refused():
