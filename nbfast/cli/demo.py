@@ -71,7 +71,7 @@ def run(args):
     if "scikit-learn" in results:
         nb, sk = results["nbfast"], results["scikit-learn"]
         print("speed-up      " + " " * 10 + "".join(f"{nb[c] / sk[c]:>15.1f}x" for c in columns))
-        print("\n(first predict: a fitted model's first call, which builds nbfast's float32 scoring table once.)")
+        print("\n(first predict: a freshly fitted model's first call, with whatever it sets up on first use.)")
     else:
         print("\n(install scikit-learn to see its figures beside these: pip install 'nbfast[sklearn]')")
     print("This is a small corpus on this machine; `nbfast bench` measures every estimator and operation against "

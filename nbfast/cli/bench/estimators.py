@@ -5,9 +5,9 @@ predict, predict_proba) runs once as a warm-up under ``tracemalloc`` (numpy
 reports its allocations there, so this is the peak memory the call allocates),
 then ``--repeats`` times for the median time.  Models are fitted and used for
 one single-row prediction before their predict and predict_proba are timed, as
-in a service that scores batch after batch (nbfast builds its float32 scoring
-table on the first prediction); "fit+predict" times that first prediction, on
-all of X, with the fit.  The model's memory is the bytes of the arrays a fitted
+in a service that scores batch after batch (a model updated by partial_fit
+builds its scoring table on the first prediction); "fit+predict" times that
+first prediction, on all of X, with the fit.  The model's memory is the bytes of the arrays a fitted
 model holds after predicting (:func:`nbfast.naive_bayes._base.held_nbytes`).
 The physical bound of a kernel is the time to stream X once from memory: the
 bytes of its data, indices and indptr over a memory bandwidth measured in the
@@ -107,7 +107,7 @@ def operation_calls(cls, operation, X, y, classes, batch_size):
 
         return stream
     model = cls().fit(X, y)
-    model.predict(X[:1])  # one-off set-up (nbfast's float32 scoring table) happens here, not in the timed calls
+    model.predict(X[:1])  # one-off set-up (tables a model derives on first use) happens here, not in the timed calls
     method = getattr(model, operation)
     return lambda: method(X)
 
