@@ -11,7 +11,7 @@ import numpy as np
 from nbfast._compat import tqdm_if_installed
 from nbfast.cli._errors import CommandError, positive_int
 from nbfast.naive_bayes import ESTIMATORS
-from nbfast.persist import load, load_training_input, load_vectorizer
+from nbfast.persist import ModelFile
 from nbfast.persist._files import replacing
 from nbfast.readers import FORMATS, input_format, iter_blocks, prefetch
 from nbfast.readers.text import TEXT_FORMATS
@@ -137,10 +137,10 @@ def load_model(args):
     """The model ``args.model`` and the vectorizer stored with it; the input is checked to be read as the
     model's training input was (see :func:`check_input_like_training`)."""
     check_inputs(args)
-    model = load(args.model)
-    vectorizer = load_vectorizer(args.model)
-    check_input_like_training(args, vectorizer, load_training_input(args.model))
-    return model, vectorizer
+    with ModelFile(args.model) as model_file:  # its header is read once
+        vectorizer = model_file.vectorizer()
+        check_input_like_training(args, vectorizer, model_file.training_input())
+        return model_file.model(), vectorizer
 
 
 def labels_of(block, purpose):

@@ -317,3 +317,16 @@ def test_deeply_nested_vectorizer_entry_is_a_model_format_error(tmp_path, depth,
     (tmp_path / "bad").write_bytes(_raw_header(raw, text) + raw[data_start:])
     with pytest.raises(persist.ModelFormatError, match=message):
         persist.load_vectorizer(tmp_path / "bad")
+
+
+def test_predict_reads_the_model_header_once(tmp_path, capsys, corpus, monkeypatch):
+    from nbfast.persist import _model_file
+
+    documents, labels = corpus
+    data = write_tsv(tmp_path / "train.tsv", documents, labels)
+    assert run_cli(capsys, "train", data, "-o", tmp_path / "m", "--vectorizer", "tfidf")[0] == 0
+    reads = []
+    read_header = _model_file._read_header
+    monkeypatch.setattr(_model_file, "_read_header", lambda f: reads.append(f) or read_header(f))
+    assert run_cli(capsys, "predict", tmp_path / "m", data, "-o", tmp_path / "o.csv")[0] == 0
+    assert len(reads) == 1
