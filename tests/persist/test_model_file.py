@@ -71,3 +71,23 @@ def test_errors_name_the_file_and_it_is_closed(saved, tmp_path):
     empty.write_bytes(b"")
     with pytest.raises(ModelFormatError, match=f"^{empty}: empty file"):
         persist.ModelFile(empty)
+
+
+def test_a_stored_vocabulary_becomes_a_dict_only_when_read(saved):
+    path, _, vectorizer = saved
+    loaded = persist.load_vectorizer(path)
+    X = loaded.transform(DOCUMENTS)
+    assert "vocabulary_" not in vars(loaded)  # transform reads the kernels' table, built from the stored terms
+    np.testing.assert_array_equal(X.toarray(), vectorizer.transform(DOCUMENTS).toarray())
+    assert loaded.vocabulary_ == vectorizer.vocabulary_
+    assert all(type(index) is int for index in loaded.vocabulary_.values())
+
+
+def test_a_stored_term_with_a_lone_surrogate_comes_back(tmp_path):
+    terms = ["cheap", "x\ud800y", "noon"]
+    vectorizer = TfidfVectorizer(vocabulary=terms).fit(DOCUMENTS)
+    model = nbfast.MultinomialNB().fit(vectorizer.transform(DOCUMENTS), LABELS)
+    nbfast.save(model, tmp_path / "m.nbf", vectorizer=vectorizer)
+    loaded = persist.load_vectorizer(tmp_path / "m.nbf")
+    assert loaded.vocabulary_ == {term: index for index, term in enumerate(terms)}
+    np.testing.assert_array_equal(loaded.idf_, vectorizer.idf_)
