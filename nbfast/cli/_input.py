@@ -136,11 +136,24 @@ def check_input_like_training(args, vectorizer, training_input):
 def load_model(args):
     """The model ``args.model`` and the vectorizer stored with it; the input is checked to be read as the
     model's training input was (see :func:`check_input_like_training`)."""
+    model_file, vectorizer = open_model(args)
+    with model_file:
+        return model_file.model(), vectorizer
+
+
+def open_model(args):
+    """(``args.model`` as a :class:`nbfast.persist.ModelFile`, the vectorizer stored with it): the header is
+    read once and the model loads when asked for (while the input is read, say).  The input is checked to be
+    read as the model's training input was (see :func:`check_input_like_training`)."""
     check_inputs(args)
-    with ModelFile(args.model) as model_file:  # its header is read once
+    model_file = ModelFile(args.model)
+    try:
         vectorizer = model_file.vectorizer()
         check_input_like_training(args, vectorizer, model_file.training_input())
-        return model_file.model(), vectorizer
+    except BaseException:
+        model_file.close()
+        raise
+    return model_file, vectorizer
 
 
 def labels_of(block, purpose):
@@ -173,7 +186,7 @@ def blamed_on(block):
 
 
 def read_blocks(args, progress, *, vectorizer=None, labels=True):
-    """The input's blocks, parsed one ahead in a background thread, with progress updates.
+    """The input's blocks, parsed one ahead in a background thread that starts at once, with progress updates.
 
     Raw text is vectorized by ``vectorizer`` (None: rows are empty, labels only);
     ``labels=False`` reads no JSONL label field.
@@ -181,10 +194,30 @@ def read_blocks(args, progress, *, vectorizer=None, labels=True):
     fields = (args.label_field if labels else None, args.text_field)
     blocks = iter_blocks(args.input, args.chunk_size, zero_based=bool(args.zero_based), file_format=args.file_format,
                          vectorizer=vectorizer, fields=fields, header=args.header)
-    for block in prefetch(blocks):
-        progress.update(block)
-        if block.n_rows:
-            yield block
+    return Blocks(prefetch(blocks), progress)
+
+
+class Blocks:
+    """The blocks of a prefetched stream that hold rows, each counted by a :class:`Progress`; a context
+    manager that stops the stream."""
+
+    def __init__(self, stream, progress):
+        self._stream, self._progress = stream, progress
+
+    def __iter__(self):
+        for block in self._stream:
+            self._progress.update(block)
+            if block.n_rows:
+                yield block
+
+    def close(self):
+        self._stream.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
 
 
 def takes_sparse(model):
