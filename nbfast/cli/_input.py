@@ -1,4 +1,4 @@
-"""What the commands that read input share: model kinds, the model file and how its training input was read,
+"""What the commands that read input share: the model file and how its training input was read,
 command-line input options, labels, and progress reporting."""
 
 import contextlib
@@ -10,15 +10,10 @@ import numpy as np
 
 from nbfast._compat import tqdm_if_installed
 from nbfast.cli._errors import CommandError, positive_int
-from nbfast.naive_bayes import ESTIMATORS
 from nbfast.persist import ModelFile
 from nbfast.persist._files import replacing
 from nbfast.readers import FORMATS, input_format, iter_blocks, prefetch
 from nbfast.readers.text import TEXT_FORMATS
-
-#: --model name (the class name without "NB", lowercased) -> estimator class, for every registered estimator
-#: that can be made from command-line options (not the composite MixedNB, which is built from parts).
-MODEL_KINDS = {name.removesuffix("NB").lower(): cls for name, cls in ESTIMATORS.items() if not cls._composite}
 
 
 # ---------------------------------------------------------------------- output

@@ -20,8 +20,7 @@ import os
 
 from nbfast import _compat
 from nbfast._version import __version__
-from nbfast.naive_bayes._base import _BaseNB
-from nbfast.persist._codec import _Encoder, _is_fitted
+from nbfast.persist._codec import _Encoder, _is_estimator, _is_fitted
 from nbfast.persist._container import (
     _FORMAT_NAME,
     _PREAMBLE,
@@ -84,7 +83,7 @@ def save(model, path, *, vectorizer=None, training_input=None):
         that do not sum to 1, variances that are not positive), or its
         description is larger than a model file's header may hold.
     """
-    if not isinstance(model, _BaseNB):
+    if not _is_estimator(model):
         raise TypeError(
             f"cannot save a {type(model).__name__}: model files hold nbfast estimators only. For a pipeline of a "
             "text vectorizer and an nbfast model, save the model with its vectorizer, "

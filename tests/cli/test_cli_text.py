@@ -358,3 +358,19 @@ def test_predict_reads_the_input_while_the_model_loads(tmp_path, capsys, corpus,
     assert run_cli(capsys, "predict", tmp_path / "m", data, "-o", tmp_path / "o.csv")[0] == 0
     expected = nbfast.load(tmp_path / "m").predict(persist.load_vectorizer(tmp_path / "m").transform(documents))
     np.testing.assert_array_equal(read_csv(tmp_path / "o.csv")[1], expected)
+
+
+def test_predict_reads_the_header_and_starts_without_the_estimators(tmp_path, capsys, corpus):
+    """The estimators load with the model's arrays, while the input is read: not at start-up."""
+    documents, labels = corpus
+    data = write_tsv(tmp_path / "train.tsv", documents, labels)
+    assert run_cli(capsys, "train", data, "-o", tmp_path / "m", "--vectorizer", "tfidf")[0] == 0
+    code = ("import sys\n"
+            "import nbfast.cli.predict\n"
+            "from nbfast.persist import ModelFile\n"
+            f"with ModelFile({str(tmp_path / 'm')!r}) as model_file:\n"
+            "    model_file.vectorizer(), model_file.training_input()\n"
+            "    assert 'nbfast.naive_bayes' not in sys.modules, 'the estimators were imported'\n"
+            "    model_file.model()\n"
+            "assert 'nbfast.naive_bayes' in sys.modules\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
