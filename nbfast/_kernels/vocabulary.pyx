@@ -113,13 +113,14 @@ cdef class TermSet:
 
     def mapping(self, bint python_ints):
         """{term: output index} of the set's terms, in the order they were added (the terms decoded from
-        UTF-8); the indices as Python ints when ``python_ints``, else as numpy.int64 scalars."""
+        UTF-8, lone surrogates as they were encoded); the indices as Python ints when ``python_ints``, else as
+        numpy.int64 scalars."""
         cdef dict result = {}
         cdef int64_t k
         for k in range(self.table.n_terms):
             if self.ids[k] >= 0:
                 result[PyUnicode_DecodeUTF8(<char *> self.table.bytes + self.table.offsets[k],
-                                            term_size(&self.table, k), NULL)] = (
+                                            term_size(&self.table, k), "surrogatepass")] = (
                     self.ids[k] if python_ints else np.int64(self.ids[k]))
         return result
 

@@ -1,4 +1,4 @@
-"""What the commands that read input share: model kinds, the model file and how its training input was read,
+"""What the commands that read input share: the model file and how its training input was read,
 command-line input options, labels, and progress reporting."""
 
 import contextlib
@@ -10,15 +10,10 @@ import numpy as np
 
 from nbfast._compat import tqdm_if_installed
 from nbfast.cli._errors import CommandError, positive_int
-from nbfast.naive_bayes import ESTIMATORS
-from nbfast.persist import load, load_training_input, load_vectorizer
+from nbfast.persist import ModelFile
 from nbfast.persist._files import replacing
 from nbfast.readers import FORMATS, input_format, iter_blocks, prefetch
 from nbfast.readers.text import TEXT_FORMATS
-
-#: --model name (the class name without "NB", lowercased) -> estimator class, for every registered estimator
-#: that can be made from command-line options (not the composite MixedNB, which is built from parts).
-MODEL_KINDS = {name.removesuffix("NB").lower(): cls for name, cls in ESTIMATORS.items() if not cls._composite}
 
 
 # ---------------------------------------------------------------------- output
@@ -136,11 +131,24 @@ def check_input_like_training(args, vectorizer, training_input):
 def load_model(args):
     """The model ``args.model`` and the vectorizer stored with it; the input is checked to be read as the
     model's training input was (see :func:`check_input_like_training`)."""
+    model_file, vectorizer = open_model(args)
+    with model_file:
+        return model_file.model(), vectorizer
+
+
+def open_model(args):
+    """(``args.model`` as a :class:`nbfast.persist.ModelFile`, the vectorizer stored with it): the header is
+    read once and the model loads when asked for (while the input is read, say).  The input is checked to be
+    read as the model's training input was (see :func:`check_input_like_training`)."""
     check_inputs(args)
-    model = load(args.model)
-    vectorizer = load_vectorizer(args.model)
-    check_input_like_training(args, vectorizer, load_training_input(args.model))
-    return model, vectorizer
+    model_file = ModelFile(args.model)
+    try:
+        vectorizer = model_file.vectorizer()
+        check_input_like_training(args, vectorizer, model_file.training_input())
+    except BaseException:
+        model_file.close()
+        raise
+    return model_file, vectorizer
 
 
 def labels_of(block, purpose):
@@ -173,7 +181,7 @@ def blamed_on(block):
 
 
 def read_blocks(args, progress, *, vectorizer=None, labels=True):
-    """The input's blocks, parsed one ahead in a background thread, with progress updates.
+    """The input's blocks, parsed one ahead in a background thread that starts at once, with progress updates.
 
     Raw text is vectorized by ``vectorizer`` (None: rows are empty, labels only);
     ``labels=False`` reads no JSONL label field.
@@ -181,10 +189,30 @@ def read_blocks(args, progress, *, vectorizer=None, labels=True):
     fields = (args.label_field if labels else None, args.text_field)
     blocks = iter_blocks(args.input, args.chunk_size, zero_based=bool(args.zero_based), file_format=args.file_format,
                          vectorizer=vectorizer, fields=fields, header=args.header)
-    for block in prefetch(blocks):
-        progress.update(block)
-        if block.n_rows:
-            yield block
+    return Blocks(prefetch(blocks), progress)
+
+
+class Blocks:
+    """The blocks of a prefetched stream that hold rows, each counted by a :class:`Progress`; a context
+    manager that stops the stream."""
+
+    def __init__(self, stream, progress):
+        self._stream, self._progress = stream, progress
+
+    def __iter__(self):
+        for block in self._stream:
+            self._progress.update(block)
+            if block.n_rows:
+                yield block
+
+    def close(self):
+        self._stream.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
 
 
 def takes_sparse(model):

@@ -20,8 +20,8 @@ from nbfast.cli._input import (
     Progress,
     add_input_arguments,
     check_output,
-    load_model,
     model_input,
+    open_model,
     output_file,
     read_blocks,
 )
@@ -127,13 +127,15 @@ class NpyWriter:
 def run(args):
     check_output(args.output, [args.model, *args.input], ("", ".csv", ".txt", ".npy"),
                  "the output is CSV (.csv, .txt) or .npy", stdout=True)
-    model, vectorizer = load_model(args)
+    model_file, vectorizer = open_model(args)
     progress = Progress("predicting", args.input)
-    with output_file(args.output) as f:
-        writer = (NpyWriter if str(args.output).endswith(".npy") else CsvWriter)(f, model.classes_, args.proba)
-        for block in read_blocks(args, progress, vectorizer=vectorizer, labels=False):
-            X = model_input(block, model, model.n_features_in_)
-            writer.write(model.predict(X), model.predict_proba(X) if args.proba else None)
-        writer.close()
+    with model_file, read_blocks(args, progress, vectorizer=vectorizer, labels=False) as blocks:
+        model = model_file.model()  # loaded while the first blocks are read
+        with output_file(args.output) as f:
+            writer = (NpyWriter if str(args.output).endswith(".npy") else CsvWriter)(f, model.classes_, args.proba)
+            for block in blocks:
+                X = model_input(block, model, model.n_features_in_)
+                writer.write(model.predict(X), model.predict_proba(X) if args.proba else None)
+            writer.close()
     progress.close(f"scored with {type(model).__name__} -> {'standard output' if args.output == '-' else args.output}")
     return 0

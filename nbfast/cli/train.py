@@ -25,7 +25,6 @@ import scipy.sparse as sp
 
 from nbfast.cli._errors import CommandError, document_frequency, non_negative_float, positive_int
 from nbfast.cli._input import (
-    MODEL_KINDS,
     Progress,
     add_input_arguments,
     blamed_on,
@@ -39,12 +38,16 @@ from nbfast.cli._input import (
     takes_sparse,
     text_inputs,
 )
+from nbfast.naive_bayes import ESTIMATORS
 from nbfast.naive_bayes._base import unique_classes
 from nbfast.persist import save
 from nbfast.text import VECTORIZERS as TEXT_VECTORIZERS
 from nbfast.text import CountVectorizer, HashingVectorizer
 from nbfast.text._lines import DocumentBlocks
 
+#: --model name (the class name without "NB", lowercased) -> estimator class, for every registered estimator
+#: that can be made from command-line options (not the composite MixedNB, which is built from parts).
+MODEL_KINDS = {name.removesuffix("NB").lower(): cls for name, cls in ESTIMATORS.items() if not cls._composite}
 TEXT_N_FEATURES = 2**20
 #: --vectorizer name -> the vectorizer class that turns text into the model's input.
 VECTORIZERS = {name.removesuffix("Vectorizer").lower(): cls for name, cls in TEXT_VECTORIZERS.items()}

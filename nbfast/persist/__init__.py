@@ -6,7 +6,8 @@ module a job: :mod:`~nbfast.persist._container` (the bytes: magic, checksums,
 aligned arrays), :mod:`~nbfast.persist._codec` (models to tagged JSON and back,
 classes only from the estimator registry), :mod:`~nbfast.persist._values`
 (which fitted values a loaded model may hold), :mod:`~nbfast.persist._vectorizer`
-(the text vectorizer stored with a model) and :mod:`~nbfast.persist._info`
+(the text vectorizer stored with a model), :mod:`~nbfast.persist._model_file`
+(a file opened once, its header read once) and :mod:`~nbfast.persist._info`
 (``nbfast info``).
 
 Readers accept every format version up to :data:`FORMAT_VERSION`; a file from
@@ -17,12 +18,9 @@ import hashlib
 import json
 import os
 
-import numpy as np
-
 from nbfast import _compat
 from nbfast._version import __version__
-from nbfast.naive_bayes._base import _BaseNB
-from nbfast.persist._codec import _Decoder, _Encoder, _is_fitted
+from nbfast.persist._codec import _Encoder, _is_estimator, _is_fitted
 from nbfast.persist._container import (
     _FORMAT_NAME,
     _PREAMBLE,
@@ -31,17 +29,16 @@ from nbfast.persist._container import (
     MAX_HEADER_NBYTES,
     ModelFormatError,
     _align,
-    _array_views,
     _data_chunks,
-    _read_data,
-    _read_header,
 )
 from nbfast.persist._files import replacing
 from nbfast.persist._info import read_info
-from nbfast.persist._training_input import check_training_input_entry, training_input_entry
-from nbfast.persist._vectorizer import _rebuild_vectorizer, _vectorizer_spec
+from nbfast.persist._model_file import ModelFile
+from nbfast.persist._training_input import training_input_entry
+from nbfast.persist._vectorizer import _vectorizer_spec
 
-__all__ = ["FORMAT_VERSION", "ModelFormatError", "load", "load_training_input", "load_vectorizer", "read_info", "save"]
+__all__ = ["FORMAT_VERSION", "ModelFile", "ModelFormatError", "load", "load_training_input", "load_vectorizer",
+           "read_info", "save"]
 
 
 def save(model, path, *, vectorizer=None, training_input=None):
@@ -86,7 +83,7 @@ def save(model, path, *, vectorizer=None, training_input=None):
         that do not sum to 1, variances that are not positive), or its
         description is larger than a model file's header may hold.
     """
-    if not isinstance(model, _BaseNB):
+    if not _is_estimator(model):
         raise TypeError(
             f"cannot save a {type(model).__name__}: model files hold nbfast estimators only. For a pipeline of a "
             "text vectorizer and an nbfast model, save the model with its vectorizer, "
@@ -169,32 +166,8 @@ def load(path, *, mmap=False):
     OSError
         If the file cannot be opened or read.
     """
-    path = os.fspath(path)
-    try:
-        with open(path, "rb") as f:
-            header, data_start = _read_header(f)
-            data, digest = _read_data(f, data_start, header["data_nbytes"], mmap)
-        if digest != header["data_sha256"]:
-            raise ModelFormatError("corrupted: the data checksum does not match.")
-        try:
-            with np.errstate(all="ignore"):  # a crafted value may overflow while rebuilding: it is refused after
-                model = _Decoder(_array_views(data, header["arrays"])).model(header["model"])
-        except ModelFormatError:
-            raise
-        except (ValueError, TypeError, AttributeError, IndexError, KeyError, ArithmeticError, RecursionError) as exc:
-            raise ModelFormatError(f"invalid or inconsistent model: {exc}") from exc
-        if header["model"].get("fitted") is None:
-            raise ModelFormatError("the file holds an unfitted model.")
-        _check_summary(header["summary"], model)
-        return model
-    except ModelFormatError as exc:
-        raise ModelFormatError(f"{path}: {exc}") from exc.__cause__
-
-
-def _check_summary(summary, model):
-    """The header's summary (what ``nbfast info`` shows) must describe the model the file holds."""
-    if summary.get("classes") != model.classes_.tolist() or summary.get("n_features_in") != model.n_features_in_:
-        raise ModelFormatError("the header's summary (classes, n_features_in) does not describe the model it holds.")
+    with ModelFile(path) as model_file:
+        return model_file.model(mmap=mmap)
 
 
 def load_vectorizer(path, *, trust=False):
@@ -226,21 +199,8 @@ def load_vectorizer(path, *, trust=False):
     ModelFormatError
         If the header is missing, corrupted or invalid, or describes an invalid vectorizer.
     """
-    return _header_entry(path, "vectorizer",
-                         lambda entry, header: _rebuild_vectorizer(entry, header["summary"].get("n_features_in"), trust))
-
-
-def _header_entry(path, key, decode):
-    """``decode(entry, header)`` of an optional header entry, None without it; only the header is read."""
-    path = os.fspath(path)
-    try:
-        with open(path, "rb") as f:
-            header, _ = _read_header(f)
-        return decode(header[key], header) if key in header else None
-    except ModelFormatError as exc:
-        raise ModelFormatError(f"{path}: {exc}") from None
-    except RecursionError:
-        raise ModelFormatError(f"{path}: invalid {key} entry: nested too deeply.") from None
+    with ModelFile(path) as model_file:
+        return model_file.vectorizer(trust=trust)
 
 
 def load_training_input(path):
@@ -264,4 +224,5 @@ def load_training_input(path):
     ModelFormatError
         If the header is missing, corrupted or invalid, or the entry is malformed.
     """
-    return _header_entry(path, "training_input", lambda entry, header: check_training_input_entry(entry))
+    with ModelFile(path) as model_file:
+        return model_file.training_input()

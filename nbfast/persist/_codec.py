@@ -18,8 +18,6 @@ import numbers
 import numpy as np
 
 from nbfast._validation import rebuild
-from nbfast.naive_bayes import ESTIMATORS
-from nbfast.naive_bayes._base import _BaseNB
 from nbfast.persist._container import (
     ModelFormatError,
     _allowed_dtype,
@@ -27,7 +25,24 @@ from nbfast.persist._container import (
     is_storable_number,
     parse_dtype,
 )
-from nbfast.persist._values import as_float64, check_loaded_values
+
+# The estimators (their registry, their base class, the checks of their fitted values) are imported when a
+# model is encoded or decoded, not with this module: a vectorizer's parameters are read from a model file's
+# header without them, so `nbfast predict` starts reading its input while they load.
+
+
+def _registry():
+    """The estimator registry, by class name."""
+    from nbfast.naive_bayes import ESTIMATORS
+
+    return ESTIMATORS
+
+
+def _is_estimator(value):
+    from nbfast.naive_bayes._base import _BaseNB
+
+    return isinstance(value, _BaseNB)
+
 
 #: The entries of a model description (a model, or one nested in another).
 _MODEL_KEYS = {"class", "params", "fitted", "feature_names_in_"}
@@ -54,7 +69,7 @@ def _stored_size(value):
         return value.size
     if isinstance(value, (list, tuple)):
         return sum(_stored_size(v) for v in value)
-    if isinstance(value, _BaseNB) and _is_fitted(value):
+    if _is_estimator(value) and _is_fitted(value):
         return sum(_stored_size(getattr(value, name)) for name in _stored_attributes(value))
     return 0
 
@@ -78,7 +93,9 @@ class _Encoder:
 
     def model(self, model, where):
         cls = type(model)
-        if ESTIMATORS.get(cls.__name__) is not cls:
+        from nbfast.persist._values import check_loaded_values
+
+        if _registry().get(cls.__name__) is not cls:
             raise TypeError(f"cannot save {where}: {cls.__module__}.{cls.__qualname__} is not an nbfast estimator.")
         spec = {
             "class": cls.__name__,
@@ -126,7 +143,7 @@ class _Encoder:
             if not all(isinstance(k, str) for k in value):
                 raise TypeError(f"cannot save {where}: dict keys must be strings.")
             return {"__dict__": {k: self.value(v, f"{where}[{k!r}]") for k, v in value.items()}}
-        if isinstance(value, _BaseNB):
+        if _is_estimator(value):
             return {"__estimator__": self.model(value, where)}
         raise TypeError(f"cannot save {where}: values of type {type(value).__name__} are not supported.")
 
@@ -159,7 +176,9 @@ class _Decoder:
         unknown = set(spec) - _MODEL_KEYS
         if unknown:
             raise ModelFormatError(f"invalid model description: unknown entries {sorted(unknown)[:5]}.")
-        allowed = ESTIMATORS
+        from nbfast.persist._values import as_float64, check_loaded_values
+
+        allowed = _registry()
         cls = allowed.get(spec.get("class")) if isinstance(spec.get("class"), str) else None
         if cls is None:
             raise ModelFormatError(

@@ -10,7 +10,6 @@ Files without the entry, and readers that ignore it, are unaffected.
 """
 
 import codecs
-import math
 
 import numpy as np
 
@@ -160,15 +159,14 @@ def _rebuild_vectorizer(spec, n_features, trust=False):
 def _install_fitted(vectorizer, spec, n_features):
     """Give a vocabulary vectorizer the vocabulary (and idf) of the entry, checked against the model's width."""
     terms = spec["vocabulary"]
-    if not isinstance(terms, list) or not all(type(term) is str for term in terms):
+    if not isinstance(terms, list) or not set(map(type, terms)) <= {str}:
         raise ModelFormatError("invalid vectorizer vocabulary: it must be a list of strings.")
     if len(terms) != n_features or not terms:
         raise ModelFormatError(f"the vectorizer's vocabulary has {len(terms)} terms, the model has "
                                f"{str(n_features)[:40]} features.")
-    vocabulary = {term: index for index, term in enumerate(terms)}
-    if len(vocabulary) != len(terms):
+    if len(set(terms)) != len(terms):
         raise ModelFormatError("invalid vectorizer vocabulary: a term is listed twice.")
-    vectorizer.vocabulary_, vectorizer.fixed_vocabulary_ = vocabulary, False
+    vectorizer._set_terms(terms)
     if isinstance(vectorizer, TfidfVectorizer):
         vectorizer._tfidf = vectorizer._transformer()
         vectorizer._tfidf.n_features_in_ = len(terms)
@@ -178,7 +176,9 @@ def _install_fitted(vectorizer, spec, n_features):
 
 def _checked_idf(idf, n_features, dtype):
     """The stored idf as an array: ``n_features`` finite positive numbers."""
-    if not isinstance(idf, list) or len(idf) != n_features or not all(
-            type(value) in (int, float) and math.isfinite(value) and value > 0 for value in idf):
+    values = None
+    if isinstance(idf, list) and len(idf) == n_features and set(map(type, idf)) <= {int, float}:
+        values = np.array(idf, dtype=np.float64)  # header integers fit in int64 or uint64: exact enough here
+    if values is None or not (np.isfinite(values).all() and (values > 0).all()):
         raise ModelFormatError(f"invalid vectorizer idf: it must be a list of {n_features} finite positive numbers.")
-    return np.array(idf, dtype=np.float32 if np.dtype(dtype) == np.float32 else np.float64)
+    return values.astype(np.float32) if np.dtype(dtype) == np.float32 else values

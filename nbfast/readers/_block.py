@@ -157,48 +157,81 @@ _POLL_SECONDS, _JOIN_SECONDS = 0.05, 5.0
 
 
 def prefetch(iterable):
-    """Iterate ``iterable`` in a background thread, one item ahead.
+    """Iterate ``iterable`` in a background thread, one item ahead; the thread starts at once.
 
     The parser releases the GIL, so reading and parsing the next block overlaps
-    with the caller's work on the current one. At most three items are alive
-    at once; an exception in the producer is raised in the consumer.
+    with the caller's work on the current one (and the first blocks with what the
+    caller does before it asks for them, such as loading a model).  At most three
+    items are alive at once; an exception in the producer is raised in the
+    consumer.  Close the result (or use it as a context manager) to stop early.
     """
-    items = queue.Queue(maxsize=1)
-    done = object()
-    stop = threading.Event()
+    return _Prefetched(iterable)
 
-    def hand_over(entry):
+
+class _Prefetched:
+    """The iterator :func:`prefetch` returns: a producer thread and the queue it fills."""
+
+    _DONE = object()
+
+    def __init__(self, iterable):
+        self._items = queue.Queue(maxsize=1)
+        self._stop = threading.Event()
+        self._ended = False
+        self._thread = threading.Thread(target=self._produce, args=(iterable,), daemon=True)
+        self._thread.start()
+
+    def _hand_over(self, entry):
         """Put ``entry`` for the consumer; False if it stopped listening first."""
-        while not stop.is_set():
+        while not self._stop.is_set():
             try:
-                items.put(entry, timeout=_POLL_SECONDS)
+                self._items.put(entry, timeout=_POLL_SECONDS)
                 return True
             except queue.Full:
                 pass
         return False
 
-    def produce():
+    def _produce(self, iterable):
         try:
             for item in iterable:
-                if not hand_over((item, None)):
+                if not self._hand_over((item, None)):
                     return
-            hand_over((done, None))
+            self._hand_over((self._DONE, None))
         except BaseException as exc:  # handed to the consumer
-            hand_over((done, exc))
+            self._hand_over((self._DONE, exc))
 
-    thread = threading.Thread(target=produce, daemon=True)
-    thread.start()
-    try:
-        while True:
-            item, error = items.get()
-            if item is done:
-                if error is not None:
-                    raise error
-                return
-            yield item
-    finally:
-        # The producer sees ``stop`` within a poll and ends after the block it is reading.  The queue is not
-        # touched here: a signal's exception (SIGTERM in the command line) can leave its lock held by the
-        # interrupted ``get``, and waiting on it would never end; so the wait for the producer is bounded too.
-        stop.set()
-        thread.join(timeout=_JOIN_SECONDS)
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._ended:
+            raise StopIteration
+        try:
+            item, error = self._items.get()
+        except BaseException:
+            self.close()
+            raise
+        if item is self._DONE:
+            self.close()
+            if error is not None:
+                raise error
+            raise StopIteration
+        return item
+
+    def close(self):
+        """Stop the producer: it sees the request within a poll and ends after the item it is making.  The
+        queue is not touched here: a signal's exception (SIGTERM in the command line) can leave its lock held
+        by an interrupted ``get``, and waiting on it would never end; so the wait for the producer is bounded
+        too (a producer that does not end by then is a daemon thread left to finish its item)."""
+        self._ended = True
+        self._stop.set()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout=_JOIN_SECONDS)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def __del__(self):  # dropped without being closed (never iterated, say): the producer still stops
+        self._stop.set()

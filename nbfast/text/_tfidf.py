@@ -324,10 +324,9 @@ stop_words, token_pattern, ngram_range, max_df, min_df, max_features, vocabulary
         if not hasattr(self, "_tfidf"):
             self._tfidf = self._transformer()
         self._validate_vocabulary()
-        if hasattr(self, "vocabulary_") and len(self.vocabulary_) != len(value):
-            raise ValueError(
-                f"idf length = {len(value)} must be equal to vocabulary size = {len(self.vocabulary_)}"
-            )
+        n_terms = self._n_terms()
+        if n_terms is not None and n_terms != len(value):
+            raise ValueError(f"idf length = {len(value)} must be equal to vocabulary size = {n_terms}")
         self._tfidf.idf_ = value
         self._tfidf.n_features_in_ = len(value)
 

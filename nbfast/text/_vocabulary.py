@@ -404,12 +404,27 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
         return state
 
     # ------------------------------------------------------------------ vocabulary_, built when first read
+    def _set_terms(self, terms):
+        """Make this vectorizer fitted with ``terms`` (distinct str) as columns 0, 1, ...: the kernels' table
+        is built from them at once, ``vocabulary_`` (a dict) only when first read."""
+        for name in ("vocabulary_", "_terms"):
+            self.__dict__.pop(name, None)
+        self.fixed_vocabulary_ = False
+        self._unbuilt_vocabulary = (_vocabulary.TermSet(list(map(_encode, terms))), True)
+
     def _unbuilt(self):
         """(the kernels' TermSet, whether its indices are Python ints) of a fitted vocabulary_ not built yet
         as a dict, else None.  A vocabulary_ assigned since the fit takes precedence."""
         if "vocabulary_" in self.__dict__:
             return None
         return self.__dict__.get("_unbuilt_vocabulary")
+
+    def _n_terms(self):
+        """The number of terms of vocabulary_ (None without one), without building it as a dict."""
+        unbuilt = self._unbuilt()
+        if unbuilt is not None:
+            return len(unbuilt[0])
+        return len(self.vocabulary_) if "vocabulary_" in self.__dict__ else None
 
     def __getattr__(self, name):
         # Called only when ``name`` is not found otherwise: vocabulary_ of a fit, built on first access

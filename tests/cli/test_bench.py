@@ -269,3 +269,20 @@ def test_bench_cli_times_whole_processes_and_compares_labels(capsys):
 def test_bench_cli_refuses_options_of_the_other_benchmarks(capsys):
     assert main(["bench", "--cli", "--estimator", "MultinomialNB"]) == 2
     assert "--estimator: not an option of --cli" in capsys.readouterr().err
+
+
+def test_bench_cli_writes_the_bytecode_an_installed_package_has(tmp_path):
+    import importlib.util
+    import os
+
+    from nbfast.cli.bench.processes import compile_package
+
+    package = tmp_path / "package"
+    (package / "sub").mkdir(parents=True)
+    modules = [package / "__init__.py", package / "sub" / "module.py"]
+    for module in modules:
+        module.write_text("VALUE = 1\n")
+    assert compile_package(package)
+    assert all(os.path.isfile(importlib.util.cache_from_source(str(module))) for module in modules)
+    (package / "broken.py").write_text("def (:\n")
+    assert not compile_package(package)

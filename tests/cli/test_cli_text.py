@@ -317,3 +317,60 @@ def test_deeply_nested_vectorizer_entry_is_a_model_format_error(tmp_path, depth,
     (tmp_path / "bad").write_bytes(_raw_header(raw, text) + raw[data_start:])
     with pytest.raises(persist.ModelFormatError, match=message):
         persist.load_vectorizer(tmp_path / "bad")
+
+
+def test_predict_reads_the_model_header_once(tmp_path, capsys, corpus, monkeypatch):
+    from nbfast.persist import _model_file
+
+    documents, labels = corpus
+    data = write_tsv(tmp_path / "train.tsv", documents, labels)
+    assert run_cli(capsys, "train", data, "-o", tmp_path / "m", "--vectorizer", "tfidf")[0] == 0
+    reads = []
+    read_header = _model_file._read_header
+    monkeypatch.setattr(_model_file, "_read_header", lambda f: reads.append(f) or read_header(f))
+    assert run_cli(capsys, "predict", tmp_path / "m", data, "-o", tmp_path / "o.csv")[0] == 0
+    assert len(reads) == 1
+
+
+def test_predict_reads_the_input_while_the_model_loads(tmp_path, capsys, corpus, monkeypatch):
+    import threading
+
+    import nbfast.readers
+    from nbfast.persist import ModelFile
+
+    documents, labels = corpus
+    data = write_tsv(tmp_path / "train.tsv", documents, labels)
+    assert run_cli(capsys, "train", data, "-o", tmp_path / "m", "--vectorizer", "tfidf")[0] == 0
+    first_block = threading.Event()
+    iter_text, load = nbfast.readers.iter_text, ModelFile.model
+
+    def reading(*args, **kwargs):
+        for block in iter_text(*args, **kwargs):
+            first_block.set()
+            yield block
+
+    def loading(self, **kwargs):
+        assert first_block.wait(timeout=30), "the input was not read while the model loaded"
+        return load(self, **kwargs)
+
+    monkeypatch.setattr(nbfast.readers, "iter_text", reading)
+    monkeypatch.setattr(ModelFile, "model", loading)
+    assert run_cli(capsys, "predict", tmp_path / "m", data, "-o", tmp_path / "o.csv")[0] == 0
+    expected = nbfast.load(tmp_path / "m").predict(persist.load_vectorizer(tmp_path / "m").transform(documents))
+    np.testing.assert_array_equal(read_csv(tmp_path / "o.csv")[1], expected)
+
+
+def test_predict_reads_the_header_and_starts_without_the_estimators(tmp_path, capsys, corpus):
+    """The estimators load with the model's arrays, while the input is read: not at start-up."""
+    documents, labels = corpus
+    data = write_tsv(tmp_path / "train.tsv", documents, labels)
+    assert run_cli(capsys, "train", data, "-o", tmp_path / "m", "--vectorizer", "tfidf")[0] == 0
+    code = ("import sys\n"
+            "import nbfast.cli.predict\n"
+            "from nbfast.persist import ModelFile\n"
+            f"with ModelFile({str(tmp_path / 'm')!r}) as model_file:\n"
+            "    model_file.vectorizer(), model_file.training_input()\n"
+            "    assert 'nbfast.naive_bayes' not in sys.modules, 'the estimators were imported'\n"
+            "    model_file.model()\n"
+            "assert 'nbfast.naive_bayes' in sys.modules\n")
+    subprocess.run([sys.executable, "-c", code], check=True)

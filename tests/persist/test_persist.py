@@ -331,7 +331,7 @@ def _inconsistent(**attributes):
     model, _ = fitted("MultinomialNB", "str")
     for name, value in attributes.items():
         setattr(model, name, value(getattr(model, name)))
-    with tempfile.TemporaryDirectory() as directory, mock.patch("nbfast.persist._codec.check_loaded_values"):
+    with tempfile.TemporaryDirectory() as directory, mock.patch("nbfast.persist._values.check_loaded_values"):
         nbfast.save(model, Path(directory) / "bad.nbf")
         return (Path(directory) / "bad.nbf").read_bytes()
 

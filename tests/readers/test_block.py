@@ -74,3 +74,17 @@ def test_line_chunks_cut_the_file_as_its_lines(tmp_path, monkeypatch, read_bytes
     assert got == expected
     for _, block in _block.line_chunks(path, chunk_size, header=header):
         assert block.data == b"".join(block) and len(block) == len(list(block))
+
+
+def test_prefetch_starts_reading_at_once_and_stops_when_closed_unread():
+    started = threading.Event()
+
+    def produce():
+        started.set()
+        yield from range(1000)
+
+    stream = prefetch(produce())
+    assert started.wait(timeout=30)  # before anything is asked of it
+    stream.close()
+    assert not stream._thread.is_alive()
+    assert list(stream) == []
