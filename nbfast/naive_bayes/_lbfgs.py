@@ -8,7 +8,7 @@ f and its gradient together, as the kernels compute them in one pass.
 
 scipy's L-BFGS-B solves the same problems; for an objective with millions of
 parameters and a cheap gradient, its bound handling and bookkeeping cost as
-much as the gradient itself (performance.md, "Naive Bayes refined").  Here an
+much as the gradient itself (performance.md, "Discriminative refinement").  Here an
 iteration costs its evaluations plus about 4 m + 6 passes over a vector (m the
 curvature pairs kept).  The stopping rules are L-BFGS-B's: an iteration lowers f
 by at most ``ftol * max(|f_old|, |f|, 1)``, or every entry of the gradient is
