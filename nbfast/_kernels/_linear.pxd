@@ -79,6 +79,64 @@ cdef inline void tile_jll(
         acc[c] = t[c]
 
 
+cdef inline void tile_of_width(
+    const floating *data,
+    const integral *indices,
+    Py_ssize_t start,
+    Py_ssize_t end,
+    const double *table,
+    Py_ssize_t n_classes,
+    bint binarize,
+    double threshold,
+    bint first,
+    Py_ssize_t width,
+    Prefetch prefetch,
+    double *acc,
+) noexcept nogil:
+    """:func:`tile_jll` for any ``width`` from 1 to MAX_TILE, each one called with its width a constant (in a
+    function of its own: inlined into :func:`row_jll`'s loop, these calls stopped being inlined themselves)."""
+    if width == 1:
+        tile_jll(data, indices, start, end, table, n_classes, binarize, threshold, first, 1, prefetch, acc)
+    elif width == 2:
+        tile_jll(data, indices, start, end, table, n_classes, binarize, threshold, first, 2, prefetch, acc)
+    elif width == 3:
+        tile_jll(data, indices, start, end, table, n_classes, binarize, threshold, first, 3, prefetch, acc)
+    elif width == 4:
+        tile_jll(data, indices, start, end, table, n_classes, binarize, threshold, first, 4, prefetch, acc)
+    elif width == 5:
+        tile_jll(data, indices, start, end, table, n_classes, binarize, threshold, first, 5, prefetch, acc)
+    elif width == 6:
+        tile_jll(data, indices, start, end, table, n_classes, binarize, threshold, first, 6, prefetch, acc)
+    elif width == 7:
+        tile_jll(data, indices, start, end, table, n_classes, binarize, threshold, first, 7, prefetch, acc)
+    elif width == 8:
+        tile_jll(data, indices, start, end, table, n_classes, binarize, threshold, first, 8, prefetch, acc)
+    elif width == 9:
+        tile_jll(data, indices, start, end, table, n_classes, binarize, threshold, first, 9, prefetch, acc)
+    elif width == 10:
+        tile_jll(data, indices, start, end, table, n_classes, binarize, threshold, first, 10, prefetch, acc)
+    elif width == 11:
+        tile_jll(data, indices, start, end, table, n_classes, binarize, threshold, first, 11, prefetch, acc)
+    elif width == 12:
+        tile_jll(data, indices, start, end, table, n_classes, binarize, threshold, first, 12, prefetch, acc)
+    elif width == 13:
+        tile_jll(data, indices, start, end, table, n_classes, binarize, threshold, first, 13, prefetch, acc)
+    elif width == 14:
+        tile_jll(data, indices, start, end, table, n_classes, binarize, threshold, first, 14, prefetch, acc)
+    elif width == 15:
+        tile_jll(data, indices, start, end, table, n_classes, binarize, threshold, first, 15, prefetch, acc)
+    elif width == 16:
+        tile_jll(data, indices, start, end, table, n_classes, binarize, threshold, first, 16, prefetch, acc)
+    elif width == 17:
+        tile_jll(data, indices, start, end, table, n_classes, binarize, threshold, first, 17, prefetch, acc)
+    elif width == 18:
+        tile_jll(data, indices, start, end, table, n_classes, binarize, threshold, first, 18, prefetch, acc)
+    elif width == 19:
+        tile_jll(data, indices, start, end, table, n_classes, binarize, threshold, first, 19, prefetch, acc)
+    elif width == 20:
+        tile_jll(data, indices, start, end, table, n_classes, binarize, threshold, first, 20, prefetch, acc)
+
+
 cdef inline void row_jll(
     const floating *data,
     const integral *indices,
@@ -92,32 +150,16 @@ cdef inline void row_jll(
     Prefetch prefetch,
     double *acc,
 ) noexcept nogil:
-    cdef Py_ssize_t c, c0 = 0
+    cdef Py_ssize_t c, width, c0 = 0
+    cdef Py_ssize_t n_tiles = (n_classes + MAX_TILE - 1) // MAX_TILE
     for c in range(n_classes):
         acc[c] = bias[c]
-    # The classes in as few passes over the row as the tile widths allow (up to
-    # 20 classes in one pass): constant widths once inlined, so every tile's
-    # accumulators stay in registers.
-    while c0 + 20 <= n_classes:
-        tile_jll(data, indices, start, end, table + c0, n_classes, binarize, threshold, c0 == 0, 20,
-                 prefetch, acc + c0)
-        c0 += 20
-    if c0 + 16 <= n_classes:
-        tile_jll(data, indices, start, end, table + c0, n_classes, binarize, threshold, c0 == 0, 16,
-                 prefetch, acc + c0)
-        c0 += 16
-    if c0 + 8 <= n_classes:
-        tile_jll(data, indices, start, end, table + c0, n_classes, binarize, threshold, c0 == 0, 8,
-                 prefetch, acc + c0)
-        c0 += 8
-    if c0 + 4 <= n_classes:
-        tile_jll(data, indices, start, end, table + c0, n_classes, binarize, threshold, c0 == 0, 4,
-                 prefetch, acc + c0)
-        c0 += 4
-    if c0 + 2 <= n_classes:
-        tile_jll(data, indices, start, end, table + c0, n_classes, binarize, threshold, c0 == 0, 2,
-                 prefetch, acc + c0)
-        c0 += 2
-    if c0 < n_classes:
-        tile_jll(data, indices, start, end, table + c0, n_classes, binarize, threshold, c0 == 0, 1,
-                 prefetch, acc + c0)
+    # The classes in as few passes over the row as tiles of at most MAX_TILE
+    # allow, of balanced widths (25 classes: 13 and 12, not 20, 4 and 1): a
+    # narrow tile's sums are chains of dependent additions, as slow per
+    # nonzero as a wide tile's.
+    for c in range(n_tiles):
+        width = (n_classes - c0) // (n_tiles - c)
+        tile_of_width(data, indices, start, end, table + c0, n_classes, binarize, threshold, c == 0, width,
+                      prefetch, acc + c0)
+        c0 += width

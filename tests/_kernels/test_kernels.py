@@ -44,6 +44,26 @@ def test_score_csr_every_output(dtype, index_dtype, binarize):
     np.testing.assert_array_equal(labels, jll.argmax(axis=1))
 
 
+@pytest.mark.parametrize("n_classes", [1, 2, 3, 5, 7, 13, 19, 20, 21, 25, 39, 40, 41, 45, 61])
+def test_joint_log_likelihood_of_any_class_count_sums_each_class_in_nonzero_order(n_classes):
+    """The classes are summed in register tiles of several widths: whatever the tiling, each class's sum is
+    bias + its terms added in the order of the row's nonzeros, bit for bit."""
+    X, _, _, _ = _problem()
+    rng = np.random.default_rng(n_classes)
+    table, bias = rng.normal(size=(X.shape[1], n_classes)), rng.normal(size=n_classes)
+    expected = np.empty((X.shape[0], n_classes))
+    for i in range(X.shape[0]):
+        acc = bias.copy()
+        for k in range(X.indptr[i], X.indptr[i + 1]):
+            acc += X.data[k] * table[X.indices[k]]
+        expected[i] = acc
+    for n_threads in (1, 2):
+        out = np.empty_like(expected)
+        scoring.score_csr(X.data, X.indices, X.indptr, table, bias, False, 0.0, Output.JOINT_LOG_LIKELIHOOD, out,
+                          np.empty(0, dtype=np.int64), n_threads)
+        np.testing.assert_array_equal(out, expected)
+
+
 def test_add_class_counts_matches_dense_product():
     X, y, _, _ = _problem()
     weights = np.random.default_rng(3).uniform(0, 2, size=X.shape[0])
