@@ -434,6 +434,18 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         return tags
 
 
+def select_rows(rows, X, y_index, sample_weight):
+    """(X, y_index, sample_weight) of the rows ``rows``, copied (all of them, as they are, when it is None)."""
+    if rows is None:
+        return X, y_index, sample_weight
+    return X[rows], y_index[rows], None if sample_weight is None else sample_weight[rows]
+
+
+def count_nonzeros(X, rows):
+    """Stored entries of CSR X in the rows ``rows`` (all of them when it is None)."""
+    return X.nnz if rows is None else int(np.sum(X.indptr[rows + 1] - X.indptr[rows]))
+
+
 class _StatisticsNB(_BaseNB):
     """An estimator fitted from sufficient statistics that add up over rows: fit, partial_fit and merging are
     built on ``_init_stats``, ``_accumulate`` and ``_update_params``."""
@@ -443,8 +455,10 @@ class _StatisticsNB(_BaseNB):
         """Return a dict of zeroed sufficient statistics."""
 
     @abstractmethod
-    def _accumulate(self, stats, X, y_index, sample_weight):
-        """Add the statistics of (X, y) into ``stats`` (in place, or by replacing an entry)."""
+    def _accumulate(self, stats, X, y_index, sample_weight, rows=None):
+        """Add the statistics of (X, y) into ``stats`` (in place, or by replacing an entry); with ``rows`` (valid
+        row indices), those of these rows only (``y_index`` and ``sample_weight`` still have a value per row of
+        X)."""
 
     @abstractmethod
     def _update_params(self):
@@ -569,13 +583,14 @@ class _StatisticsNB(_BaseNB):
         self._build_tables()
         return self
 
-    def _fit_checked(self, X, y_index, classes, sample_weight, feature_names=None):
+    def _fit_checked(self, X, y_index, classes, sample_weight, feature_names=None, rows=None):
         """``fit`` on X as ``_check_X(X, reset=True)`` returned it, ``y_index`` the row's index into ``classes``
-        (sorted, unique): what a cross-validated search calls on the rows of an X it checked once.  The tables
-        of predictions are left to the first one.  Returns self."""
+        (sorted, unique): what a cross-validated search calls on the rows of an X it checked once, or on the
+        subset ``rows`` of them (valid row indices; counted in place where the model can).  The tables of
+        predictions are left to the first one.  Returns self."""
         self._validate_params(X.shape[1], len(classes))
         stats = self._init_stats(len(classes), X.shape[1])
-        self._accumulate(stats, X, y_index, sample_weight)
+        self._accumulate(stats, X, y_index, sample_weight, rows)
         self._commit(stats, classes, X.shape[1], feature_names)
         return self
 

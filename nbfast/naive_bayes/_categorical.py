@@ -34,6 +34,7 @@ from nbfast._kernels.categories import category_columns, count_bad_codes
 from nbfast._kernels.compact import pointer_array, sum_by_class
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import MISSING, check_counts, check_log_prior, check_missing, check_no_nan
+from nbfast.naive_bayes._base import select_rows
 from nbfast.naive_bayes._categories import (
     DenseTables,
     check_blocks,
@@ -288,7 +289,8 @@ class CategoricalNB(_BaseDiscreteNB):
         # missing values keep a model dense: category 0's counts no longer follow from the others' (N_c - sum_v>0)
         return bool(self.alpha > 0 or not self.force_alpha) and self.missing == "error"
 
-    def _accumulate(self, stats, X, y_index, sample_weight):
+    def _accumulate(self, stats, X, y_index, sample_weight, rows=None):
+        X, y_index, sample_weight = select_rows(rows, X, y_index, sample_weight)
         n_classes, n_features = stats["class_count_"].shape[0], X.shape[1]
         largest = np.zeros(n_features)
         np.fmax.at(largest, X.indices, X.data)  # NaN (missing) is no category

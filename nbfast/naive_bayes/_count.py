@@ -25,7 +25,7 @@ from nbfast._validation import (
     check_log_prior,
     check_no_nan,
 )
-from nbfast.naive_bayes._base import OBSERVED_COUNT, _LinearNB, _StatisticsNB
+from nbfast.naive_bayes._base import OBSERVED_COUNT, _LinearNB, _StatisticsNB, count_nonzeros, select_rows
 from nbfast.naive_bayes._params import Interval, declare
 from nbfast.naive_bayes._statistics import (
     SparseCounts,
@@ -62,21 +62,28 @@ def count_classes(y_index, sample_weight, class_count):
     class_count += np.bincount(y_index, weights=sample_weight, minlength=class_count.shape[0])
 
 
-def accumulate_class_counts(X, y_index, sample_weight, class_count, feature_count, *, binarize=False, threshold=0.0):
+def accumulate_class_counts(X, y_index, sample_weight, class_count, feature_count, *, binarize=False, threshold=0.0,
+                            rows=None):
     """Add per-class sample counts and per-(class, feature) sums of f(x) in place.
 
     ``f(x) = x``, or ``[x > threshold]`` when ``binarize``: the statistic of every
-    discrete model.  ``X`` is validated CSR.
+    discrete model.  ``X`` is validated CSR; ``y_index`` and ``sample_weight`` have
+    a value per row of X.  With ``rows`` (valid row indices), only those rows are
+    counted, read in place.
     """
     n_classes = class_count.shape[0]
     if feature_count.shape != (n_classes, X.shape[1]):  # the kernel writes feature_count[y_index, X.indices]
         raise ValueError(f"feature_count_ has shape {feature_count.shape}, expected {(n_classes, X.shape[1])}.")
-    count_classes(y_index, sample_weight, class_count)
-    order, start = group_rows_by_class(y_index, n_classes)
+    if rows is None:
+        count_classes(y_index, sample_weight, class_count)
+        order, start = group_rows_by_class(y_index, n_classes)
+    else:
+        count_classes(y_index[rows], None if sample_weight is None else sample_weight[rows], class_count)
+        order, start = group_rows_by_class(y_index[rows], n_classes)
+        order = rows[order]
     weights = np.empty(0) if sample_weight is None else sample_weight
-    add_class_counts(
-        X.data, X.indices, X.indptr, order, start, weights, binarize, threshold, feature_count, effective_n_threads(X.nnz)
-    )
+    add_class_counts(X.data, X.indices, X.indptr, order, start, weights, binarize, threshold, feature_count,
+                     effective_n_threads(count_nonzeros(X, rows)))
 
 
 def soft_class_counts(X, *, binarize=False, threshold=0.0):
@@ -211,17 +218,19 @@ class _CountNB(_BaseDiscreteNB):
         """Whether the parameters allow compact tables: a zero alpha makes log(0) entries, kept dense."""
         return bool(np.min(np.asarray(self.alpha, dtype=np.float64)) > 0 or not self.force_alpha)
 
-    def _accumulate(self, stats, X, y_index, sample_weight):
+    def _accumulate(self, stats, X, y_index, sample_weight, rows=None):
         binarize, threshold = self._kernel_threshold()
         class_count, counts = stats["class_count_"], stats["_feature_counts"]
         if is_compact(counts):
-            if self._has_compact_table() and fits_compact(
-                    counts.nnz + counts.n_pending + X.nnz, counts.n_classes, counts.n_features, counting=True):
+            if self._has_compact_table() and fits_compact(counts.nnz + counts.n_pending + count_nonzeros(X, rows),
+                                                          counts.n_classes, counts.n_features, counting=True):
+                X, y_index, sample_weight = select_rows(rows, X, y_index, sample_weight)
                 count_classes(y_index, sample_weight, class_count)
                 stats["_feature_counts"] = counts.add(X, y_index, sample_weight, binarize=binarize, threshold=threshold)
                 return
             counts = stats["_feature_counts"] = as_dense(counts)
-        accumulate_class_counts(X, y_index, sample_weight, class_count, counts, binarize=binarize, threshold=threshold)
+        accumulate_class_counts(X, y_index, sample_weight, class_count, counts, binarize=binarize, threshold=threshold,
+                                rows=rows)
 
     def _soft_label_accumulator(self, X):
         if self._ignores_missing():

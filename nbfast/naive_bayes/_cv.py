@@ -7,7 +7,9 @@ and the final model that ``GridSearchCV(MultinomialNB(), {"alpha": alphas})``
 gives for the same splitter and scoring, at about the cost of one fit plus the
 scoring, whatever the number of alphas:
 
-- X is checked once (the base model's ``_check_X``); the folds are its rows.
+- X is checked once (the base model's ``_check_X``); the folds are lists of
+  its rows, which the counting and scoring kernels read in place: no fold is
+  copied (but for the models and tables counted or scored otherwise, below).
 - The statistics of these models add up over rows and do not depend on alpha.
   When the test sets of the splits partition the rows and each training set is
   the rest (K-fold, stratified or not, grouped), the rows of each test set are
@@ -55,6 +57,7 @@ from nbfast._kernels import scoring
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import _feature_names, check_sample_weight, check_y
+from nbfast.naive_bayes._base import count_nonzeros
 from nbfast.naive_bayes._categorical import CategoricalNB
 from nbfast.naive_bayes._count import _CountNB
 from nbfast.naive_bayes._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
@@ -97,6 +100,20 @@ def _is_partition(splits, n_samples):
     return True
 
 
+def _row_indices(rows, n_samples, k, which):
+    """The rows of a split's ``which`` set as intp indices in [0, n_samples): as given, negative ones counted
+    from the end, or a boolean mask of the rows (as scikit-learn indexes X with them)."""
+    rows = np.asarray(rows)
+    if rows.dtype == bool and rows.shape == (n_samples,):
+        return np.flatnonzero(rows)
+    if rows.ndim != 1 or not (np.issubdtype(rows.dtype, np.integer) or rows.shape[0] == 0):
+        raise ValueError(f"the {which} rows of split {k} must be a 1-D array of row indices or a boolean mask of "
+                         f"the {n_samples} rows, got an array of dtype {rows.dtype} and shape {rows.shape}.")
+    if rows.shape[0] and not -n_samples <= rows.min() <= rows.max() < n_samples:
+        raise ValueError(f"the {which} rows of split {k} hold an index out of range for {n_samples} rows.")
+    return np.where(rows < 0, rows + n_samples, rows).astype(np.intp, copy=False)
+
+
 def _rank(means):
     """GridSearchCV's ranks of the mean scores: 1 for the best, ties sharing the lowest, NaN last."""
     from scipy.stats import rankdata  # imported here: scipy.stats takes longer to import than nbfast
@@ -112,32 +129,35 @@ _STACK_BYTES = 1 << 28
 _OUTPUT_BYTES = 1 << 26
 
 
-def _scores(model, alphas, X, y_index, sample_weight, scoring):
-    """The score of ``model`` (fitted on the training rows) with each alpha on the test rows (X as the model's
-    ``_check_X`` returns it, their classes' indices ``y_index``), weighted by their ``sample_weight`` (None:
-    unweighted).
+def _scores(model, alphas, X, rows, y_index, sample_weight, scoring):
+    """The score of ``model`` (fitted on the training rows) with each alpha on the test rows ``rows`` of X (as
+    the model's ``_check_X`` returns it; their classes' indices ``y_index``), weighted by their
+    ``sample_weight`` (None: unweighted).
 
     Each alpha rebuilds the model's tables from its statistics.  The count
-    models scored by one dense linear table are scored together: their tables
-    side by side, one pass of the fused kernel over the rows for every alpha;
-    the others (CategoricalNB, compact tables, missing values) by their own
-    scoring, once per alpha.  Either way each row's joint log-likelihood is
-    the one ``predict`` and ``predict_proba`` compute.
+    models scored by one dense linear table are scored together, in place:
+    their tables side by side, one pass of the fused kernel over the test rows
+    for every alpha; the others (CategoricalNB, compact tables, missing
+    values) by their own scoring of a copy of the test rows, once per alpha.
+    Either way each row's joint log-likelihood is the one ``predict`` and
+    ``predict_proba`` compute.
     """
     mode = Output.ARGMAX if scoring == "accuracy" else Output.PROBA
     per_row = [None] * len(alphas)
     stacked = []  # (alpha index, table, bias) of the alphas scored side by side
+    test_X = None  # the copy of the test rows, made when a model's own scoring needs it
     for a, alpha in enumerate(alphas):
         model.set_params(alpha=float(alpha))
         model._derive_params()  # the tables of this alpha, from the same statistics
-        terms = _linear_table(model, X, mode)
+        terms = _linear_table(model, X[:0], mode)
         if terms is None:
-            per_row[a] = _per_row(model._score(X, mode), mode, y_index)
+            test_X = X[rows] if test_X is None else test_X
+            per_row[a] = _per_row(model._score(test_X, mode), mode, y_index)
         else:
             stacked.append((a, *terms))
     if stacked:
         binarize, threshold = model._kernel_threshold()
-        for a, scores in _stacked_scores(X, stacked, binarize, threshold, mode):
+        for a, scores in _stacked_scores(X, rows, stacked, binarize, threshold, mode):
             per_row[a] = _per_row(scores, mode, y_index)
     sign = 1.0 if scoring == "accuracy" else -1.0
     return [sign * float(np.average(values, weights=sample_weight)) for values in per_row]
@@ -145,7 +165,8 @@ def _scores(model, alphas, X, y_index, sample_weight, scoring):
 
 def _linear_table(model, X, mode):
     """(table, bias) with which ``model._score(X, mode)`` would run the fused kernel on a dense table, or None
-    when it scores otherwise."""
+    when it scores otherwise (which depends on the model and the type of X, not on its rows: X may have
+    none)."""
     if not isinstance(model, _CountNB) or model._ignores_missing():
         return None
     if model._score_outside_the_linear_form(X, mode) is not None:
@@ -156,9 +177,9 @@ def _linear_table(model, X, mode):
     return table, np.ascontiguousarray(bias, dtype=np.float64)
 
 
-def _stacked_scores(X, entries, binarize, threshold, mode):
+def _stacked_scores(X, rows, entries, binarize, threshold, mode):
     """(alpha index, ``mode``'s scores) of each (alpha index, table, bias) entry, their tables side by side in
-    one pass of the kernel (or a few, within _STACK_BYTES) over the rows of X, in chunks of rows."""
+    one pass of the kernel (or a few, within _STACK_BYTES) over the rows ``rows`` of X, in chunks of rows."""
     n_features, n_classes = entries[0][1].shape
     per_pass = max(1, _STACK_BYTES // (n_features * n_classes * entries[0][1].itemsize))
     for first in range(0, len(entries), per_pass):
@@ -166,15 +187,14 @@ def _stacked_scores(X, entries, binarize, threshold, mode):
         table = np.hstack([entry[1] for entry in group])
         bias = np.concatenate([entry[2] for entry in group])
         results = [[] for _ in group]
-        rows = max(1, _OUTPUT_BYTES // (8 * table.shape[1]))
-        for start in range(0, X.shape[0], rows):
-            stop = min(start + rows, X.shape[0])
-            begin, end = X.indptr[start], X.indptr[stop]
-            labels = np.empty((stop - start) * len(group) if mode == Output.ARGMAX else 0, dtype=np.int64)
-            out = np.empty((0, 0) if mode == Output.ARGMAX else (stop - start, table.shape[1]))
-            scoring.score_csr(X.data[begin:end], X.indices[begin:end], X.indptr[start:stop + 1] - begin, table,
-                              bias, binarize, threshold, mode, out, labels,
-                              effective_n_threads((end - begin) + (stop - start) * table.shape[1]), n_classes)
+        chunk = max(1, _OUTPUT_BYTES // (8 * table.shape[1]))
+        for start in range(0, rows.shape[0], chunk):
+            listed = rows[start:start + chunk]
+            labels = np.empty(listed.shape[0] * len(group) if mode == Output.ARGMAX else 0, dtype=np.int64)
+            out = np.empty((0, 0) if mode == Output.ARGMAX else (listed.shape[0], table.shape[1]))
+            n_threads = effective_n_threads(count_nonzeros(X, listed) + listed.shape[0] * table.shape[1])
+            scoring.score_csr(X.data, X.indices, X.indptr, table, bias, binarize, threshold, mode, out, labels,
+                              n_threads, n_classes, listed)
             for g in range(len(group)):
                 results[g].append(labels[g::len(group)] if mode == Output.ARGMAX else
                                   out[:, g * n_classes:(g + 1) * n_classes])
@@ -273,23 +293,20 @@ class _CountNBCV(_WrapperNB):
         y_index = encode_labels(classes, y)
         splits = self._splits(X, y, classes)
 
-        def subset(rows):  # (X, y_index, sample_weight) of these rows
-            return X[rows], y_index[rows], None if sample_weight is None else sample_weight[rows]
+        def counted(rows):  # a model of these rows' statistics (counted in place where the model can)
+            return clone(base)._fit_checked(X, y_index, classes, sample_weight, feature_names, rows=rows)
 
-        def counted(X_rows, y_rows, weights):  # a model of these rows' statistics
-            return clone(base)._fit_checked(X_rows, y_rows, classes, weights, feature_names)
-
-        tests = [subset(test) for _, test in splits]
         if _is_partition(splits, y.shape[0]):
-            folds = [counted(*test) for test in tests]
+            folds = [counted(test) for _, test in splits]
             training = [[fold for j, fold in enumerate(folds) if j != k] for k in range(len(splits))]
         else:
             folds = None
-            training = [[counted(*subset(train))] for train, _ in splits]
+            training = [[counted(train)] for train, _ in splits]
         scores = np.empty((len(splits), alphas.shape[0]))
-        for k, test in enumerate(tests):
+        for k, (_, test) in enumerate(splits):
             model = self._base_class._merge(training[k])  # the statistics of the training rows
-            scores[k] = _scores(model, alphas, *test, self.scoring)
+            weights = None if sample_weight is None else sample_weight[test]
+            scores[k] = _scores(model, alphas, X, test, y_index[test], weights, self.scoring)
         results = self._results(self.alphas, scores)
         best = int(results["rank_test_score"].argmin())  # the first of the best, in the order given
         alpha = list(self.alphas)[best]  # as given, as GridSearchCV's best_params_ holds it
@@ -307,10 +324,12 @@ class _CountNBCV(_WrapperNB):
         return self
 
     def _splits(self, X, y, classes):
-        """The (train, test) index arrays of ``cv``, made and checked before any counting."""
+        """The (train, test) row indices of ``cv`` (intp arrays, each index in range: the kernels read these rows
+        in place), made and checked before any counting."""
         model_selection = _compat.sklearn_module("model_selection", f"{type(self).__name__} (cross-validation)")
         cv = model_selection.check_cv(self.cv, y, classifier=True)
-        splits = [(np.asarray(train), np.asarray(test)) for train, test in cv.split(X, y)]
+        splits = [(_row_indices(train, y.shape[0], k, "training"), _row_indices(test, y.shape[0], k, "test"))
+                  for k, (train, test) in enumerate(cv.split(X, y))]
         y_index = encode_labels(classes, y)
         for k, (train, test) in enumerate(splits):
             missing = classes[np.bincount(y_index[train], minlength=classes.shape[0]) == 0].tolist()

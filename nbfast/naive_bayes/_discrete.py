@@ -18,6 +18,7 @@ from nbfast._validation import (
     MISSING,
     check_missing,
 )
+from nbfast.naive_bayes._base import select_rows
 from nbfast.naive_bayes._count import _BaseDiscreteNB, _CountNB, accumulate_class_counts, alpha_weighted_sum
 from nbfast.naive_bayes._params import Interval, StrOptions, declare
 from nbfast.naive_bayes._statistics import (
@@ -204,13 +205,13 @@ class BernoulliNB(_CountNB):
             stats["observed_count_"] = np.zeros((n_classes, n_features))
         return stats
 
-    def _accumulate(self, stats, X, y_index, sample_weight):
+    def _accumulate(self, stats, X, y_index, sample_weight, rows=None):
         if "observed_count_" not in stats and not self._ignores_missing():
-            super()._accumulate(stats, X, y_index, sample_weight)
+            super()._accumulate(stats, X, y_index, sample_weight, rows)
             return
         # continuing a compact model, with missing values: dense
         stats["_feature_counts"] = as_dense(stats["_feature_counts"])
-        self._accumulate_observed(stats, X, y_index, sample_weight)
+        self._accumulate_observed(stats, *select_rows(rows, X, y_index, sample_weight))
 
     def _accumulate_observed(self, stats, X, y_index, sample_weight):
         """``_accumulate`` keeping ``observed_count_``: N_c minus the class's missing values of each feature."""

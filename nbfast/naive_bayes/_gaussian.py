@@ -19,7 +19,7 @@ from nbfast._kernels import gaussian as _kernels
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import MISSING, check_class_prior, check_counts, check_is_fitted, check_missing, check_X
-from nbfast.naive_bayes._base import _StatisticsNB, encode_labels, unique_classes
+from nbfast.naive_bayes._base import _StatisticsNB, encode_labels, select_rows, unique_classes
 from nbfast.naive_bayes._count import group_rows_by_class
 from nbfast.naive_bayes._params import Interval, Options, StrOptions, declare
 from nbfast.naive_bayes._terms import pair_terms, terms_matrix
@@ -274,7 +274,8 @@ class GaussianNB(_StatisticsNB):
             stats["observed_count_"] = np.zeros((n_classes, n_features))
         return stats
 
-    def _accumulate(self, stats, X, y_index, sample_weight):
+    def _accumulate(self, stats, X, y_index, sample_weight, rows=None):
+        X, y_index, sample_weight = select_rows(rows, X, y_index, sample_weight)
         n_classes = stats["class_count_"].shape[0]
         # theta_, var_ and class_prior_ keep the first batch's float32, as in scikit-learn (the sums are float64)
         dtype = X.dtype if "epsilon_" in stats else self._dtype()

@@ -64,6 +64,31 @@ def test_joint_log_likelihood_of_any_class_count_sums_each_class_in_nonzero_orde
         np.testing.assert_array_equal(out, expected)
 
 
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_listed_rows_are_scored_and_counted_as_a_copy_of_them(n_threads):
+    """score_csr and accumulate_class_counts read the rows ``rows`` in place (any order, repeats allowed) and
+    give, bit for bit, what they give for a copy of those rows."""
+    from nbfast.naive_bayes._count import accumulate_class_counts
+
+    X, y, table, bias = _problem()
+    rows = np.random.default_rng(5).choice(X.shape[0], size=150).astype(np.intp)
+    copy = X[rows]
+    for mode in (Output.JOINT_LOG_LIKELIHOOD, Output.PROBA):
+        listed, alone = np.empty((150, 4)), np.empty((150, 4))
+        scoring.score_csr(X.data, X.indices, X.indptr, table, bias, False, 0.0, mode, listed,
+                          np.empty(0, dtype=np.int64), n_threads, 0, rows)
+        scoring.score_csr(copy.data, copy.indices, copy.indptr, table, bias, False, 0.0, mode, alone,
+                          np.empty(0, dtype=np.int64), n_threads)
+        np.testing.assert_array_equal(listed, alone)
+    weights = np.random.default_rng(6).uniform(0, 2, size=X.shape[0])
+    counted = [np.zeros(4), np.zeros((4, X.shape[1]))]
+    accumulate_class_counts(X, y, weights, *counted, rows=rows)
+    expected = [np.zeros(4), np.zeros((4, X.shape[1]))]
+    accumulate_class_counts(copy, y[rows], weights[rows], *expected)
+    for got, want in zip(counted, expected):
+        np.testing.assert_array_equal(got, want)
+
+
 def test_add_class_counts_matches_dense_product():
     X, y, _, _ = _problem()
     weights = np.random.default_rng(3).uniform(0, 2, size=X.shape[0])

@@ -114,6 +114,38 @@ def test_a_fit_that_raises_leaves_the_fitted_model_unchanged(name):
 
 
 # ------------------------------------------------------- float32 input
+def _listed_rows_cases():
+    """(name, params, X, y) of every family member, and of the paths that count rows differently: compact
+    counts (a wide vocabulary over few rows) and missing values."""
+    for name in NB_FAMILY:
+        yield name, {}, *data_for(name)
+    yield "MultinomialNB", {}, *make_documents(60, 40_000, 3, mean_length=20, random_state=0)  # compact
+    X, y = data_for("BernoulliNB")
+    X = X.astype(np.float64)
+    X.data[::7] = np.nan
+    yield "BernoulliNB", {"missing": "ignore"}, X, y
+
+
+@pytest.mark.parametrize("case", list(_listed_rows_cases()), ids=lambda case: f"{case[0]}{case[1] or ''}")
+def test_fitting_listed_rows_is_fitting_a_copy_of_them(case):
+    """``_fit_checked`` on rows of X (counted in place where the model can) gives the model fitted on a copy of
+    those rows, bit for bit."""
+    name, params, X, y = case
+    model = nb_estimator(name, **params)
+    X = model._check_X(X, reset=True)
+    classes = unique_classes(y)
+    y_index = encode_labels(classes, y)
+    weights = np.random.default_rng(1).uniform(0.5, 2.0, size=X.shape[0])
+    rows = np.flatnonzero(np.arange(X.shape[0]) % 4 != 1)
+    listed = nb_estimator(name, **params)._fit_checked(X, y_index, classes, weights, rows=rows)
+    copied = nb_estimator(name, **params)._fit_checked(X[rows], y_index[rows], classes, weights[rows])
+    for attribute in type(copied)._saved_attributes(copied):
+        got, want = getattr(listed, attribute), getattr(copied, attribute)
+        for g, w in zip(*(v if isinstance(v, (list, tuple)) else [v] for v in (got, want))):  # arrays, or lists
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(w), err_msg=attribute)
+    np.testing.assert_array_equal(listed.predict_proba(X), copied.predict_proba(X))
+
+
 @pytest.mark.parametrize("cls", LINEAR_MODELS, ids=lambda c: c.__name__)
 def test_float32_input_scores_like_float64(cls):
     # counts are exact in float32: the same values, scored with the same float64 table, give the same results

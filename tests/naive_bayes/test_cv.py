@@ -158,6 +158,33 @@ def test_an_iterable_of_splits_and_base_parameters_are_used():
     assert model.estimator_.get_params()["binarize"] == 1.0
 
 
+@pytest.mark.parametrize("form", ["negative", "masks", "lists"])
+def test_splits_as_negative_indices_masks_or_lists_match_grid_search_cv(form):
+    """The rows are read in place by index: negative indices, boolean masks and plain lists select the rows
+    GridSearchCV's indexing selects."""
+    X, y = cv_data("MultinomialNB")
+    n = X.shape[0]
+    convert = {"negative": lambda rows: rows - n, "masks": lambda rows: np.isin(np.arange(n), rows),
+               "lists": lambda rows: rows.tolist()}[form]
+    splits = [(convert(train), convert(test)) for train, test in model_selection.StratifiedKFold(3).split(X, y)]
+    model = nbfast.MultinomialNBCV(alphas=ALPHAS, cv=splits).fit(X, y)
+    assert_same_search(model, grid_search("MultinomialNB", ALPHAS, splits, "accuracy", X, y), ALPHAS)
+
+
+@pytest.mark.parametrize(("rows", "message"), [
+    (lambda rows, n: np.append(rows, n), "test rows of split 0 hold an index out of range for 240 rows"),
+    (lambda rows, n: np.append(rows, -n - 1), "test rows of split 0 hold an index out of range"),
+    (lambda rows, n: rows.astype(np.float64), "test rows of split 0 must be a 1-D array of row indices"),
+    (lambda rows, n: np.ones(n - 1, dtype=bool), "must be a 1-D array of row indices or a boolean mask"),
+])  # fmt: skip
+def test_split_rows_out_of_range_are_refused_before_any_work(rows, message, monkeypatch):
+    X, y = cv_data("MultinomialNB")
+    splits = [(train, rows(test, X.shape[0])) for train, test in model_selection.StratifiedKFold(3).split(X, y)]
+    monkeypatch.setattr(_cv, "clone", _NoWork())
+    with pytest.raises(ValueError, match=message):
+        nbfast.MultinomialNBCV(cv=splits).fit(X, y)
+
+
 def test_ties_go_to_the_first_best_alpha_in_the_given_order():
     X, y = cv_data("MultinomialNB")
     X = sp.hstack([X, sp.csr_matrix(np.eye(3)[y] * 50)], format="csr")  # a giveaway column per class
