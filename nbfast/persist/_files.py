@@ -17,28 +17,10 @@ import stat
 CLEANUP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
-def _temporary_file(path):
-    """(name, open binary file) of a new file in ``path``'s folder, created exclusively (O_EXCL)."""
+def _temporary_name(path):
+    """A new random name for a temporary file in ``path``'s folder."""
     folder, name = os.path.split(os.path.abspath(path))
-    while True:
-        temporary = os.path.join(folder, f".{name}.{secrets.token_hex(6)}.partial")
-        try:
-            return temporary, open(temporary, "xb")
-        except FileExistsError:  # pragma: no cover - 48 random bits
-            continue
-
-
-def _block_signals():
-    """Block the clean-up signals in this thread; return the previous mask (None where signals cannot be masked)."""
-    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
-        return None
-    return signal.pthread_sigmask(signal.SIG_BLOCK, set(CLEANUP_SIGNALS))
-
-
-def _restore_signals(previous):
-    """Restore the signal mask: a clean-up signal that arrived meanwhile is delivered now."""
-    if previous is not None:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+    return os.path.join(folder, f".{name}.{secrets.token_hex(6)}.partial")
 
 
 def _status(path):
@@ -53,15 +35,16 @@ def _status(path):
 def _replacing_regular(path, mode):
     """Yield a binary file whose bytes replace the regular file ``path`` (kept with permission bits ``mode``, when
     not None) when the block ends without an exception."""
-    # The clean-up signals wait while the file is created, so that it always lands inside the try below.
-    previous = _block_signals()
+    # The file is named first and created inside the try that removes it: a signal's exception (raised in the
+    # main thread wherever it runs, even as open() returns) cannot come between its creation and the try.
+    temporary = _temporary_name(path)
     try:
-        temporary, f = _temporary_file(path)
-    except BaseException:
-        _restore_signals(previous)
-        raise
-    try:
-        _restore_signals(previous)  # a signal that came meanwhile is raised here, inside the try
+        while True:
+            try:
+                f = open(temporary, "xb")  # exclusive: a new file, never an existing one
+                break
+            except FileExistsError:  # pragma: no cover - 48 random bits
+                temporary = _temporary_name(path)
         with f:
             if mode is not None:
                 os.chmod(f.fileno(), mode)

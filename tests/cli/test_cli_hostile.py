@@ -15,7 +15,8 @@ import pytest
 from support.crafting import _with_header
 
 import nbfast
-from nbfast.cli import main
+from nbfast.cli import _terminate, main
+from nbfast.persist import _files
 
 SVM = "".join(f"{i % 3} {1 + i % 7}:1 {8 + i % 5}:2\n" for i in range(60))  # as d.svm of the files fixture
 
@@ -84,6 +85,29 @@ def test_sigterm_and_sighup_remove_the_temporary_file(files, signum):
     assert child.returncode == 128 + signum, err
     assert "Traceback" not in err
     assert sorted(p.name for p in files.iterdir()) == ["big.svm", "d.svm", "m.nbf"]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_as_the_temporary_file_is_created_removes_it(files, capsys, monkeypatch, signum):
+    """A signal's handler raises in the main thread wherever that thread is, even the instant open() has created
+    the temporary file (blocking the signal in the main thread would not stop it: another thread takes the
+    signal, and the handler still runs in the main thread)."""
+    (files / "o.csv").write_text("before\n")
+    real_open = open
+
+    def open_then_signalled(file, mode="r", *args, **kwargs):
+        f = real_open(file, mode, *args, **kwargs)
+        if mode == "xb":  # the temporary file
+            f.close()
+            _terminate(signum, None)  # what the handler does when it runs here
+        return f
+
+    monkeypatch.setattr(_files, "open", open_then_signalled, raising=False)
+    status, err = _run(capsys, "predict", files / "m.nbf", files / "d.svm", "-o", files / "o.csv")
+    assert status == 128 + signum, err
+    assert "Traceback" not in err
+    assert sorted(p.name for p in files.iterdir()) == ["d.svm", "m.nbf", "o.csv"]
+    assert (files / "o.csv").read_text() == "before\n"
 
 
 @pytest.mark.parametrize("suffix, compress", [(".gz", gzip.compress), (".bz2", bz2.compress)])
