@@ -62,6 +62,10 @@ class Terminated(BaseException):
 
 
 def _terminate(signum, frame):
+    from nbfast.persist._files import CLEANUP_SIGNALS
+
+    # The clean-up that Terminated starts (temporary files removed) must not be interrupted by a second signal.
+    _on_signals(dict.fromkeys(CLEANUP_SIGNALS, signal.SIG_IGN))
     raise Terminated(signum)
 
 

@@ -110,6 +110,31 @@ def test_a_signal_as_the_temporary_file_is_created_removes_it(files, capsys, mon
     assert (files / "o.csv").read_text() == "before\n"
 
 
+def test_a_second_signal_does_not_interrupt_the_clean_up(files, capsys, monkeypatch):
+    """SIGHUP, then SIGTERM while the temporary file is being removed (a terminal closing, then a service
+    manager's stop): the second is ignored, the file is removed and the exit status is the first signal's."""
+    real_open, real_unlink = open, os.unlink
+
+    def open_then_signalled(file, mode="r", *args, **kwargs):
+        f = real_open(file, mode, *args, **kwargs)
+        if mode == "xb":  # the temporary file
+            f.close()
+            _terminate(signal.SIGHUP, None)
+        return f
+
+    def unlink_signalled_again(path):
+        if str(path).endswith(".partial"):
+            os.kill(os.getpid(), signal.SIGTERM)  # its handler would run at the next line
+        real_unlink(path)
+
+    monkeypatch.setattr(_files, "open", open_then_signalled, raising=False)
+    monkeypatch.setattr(_files.os, "unlink", unlink_signalled_again)
+    status, err = _run(capsys, "predict", files / "m.nbf", files / "d.svm", "-o", files / "o.csv")
+    assert status == 128 + signal.SIGHUP, err
+    assert "Traceback" not in err
+    assert sorted(p.name for p in files.iterdir()) == ["d.svm", "m.nbf"]
+
+
 @pytest.mark.parametrize("suffix, compress", [(".gz", gzip.compress), (".bz2", bz2.compress)])
 @pytest.mark.parametrize("command", ["train", "predict"])
 def test_a_truncated_archive_is_one_line(files, capsys, suffix, compress, command):
