@@ -30,7 +30,6 @@ from libc.string cimport memcpy, memset
 
 import numpy as np
 
-from nbfast._kernels._linear cimport MAX_TILE
 from nbfast._kernels._math cimport SCORE_ARGMAX, finish_row, kahan_add, prefetch, prefetch_range
 from nbfast._kernels._openmp cimport ROW_BLOCK
 from nbfast._kernels._types cimport floating, integral, pointer_integral
@@ -41,6 +40,8 @@ cdef enum:
     ENTRY_PREFETCH_DISTANCE = 8
     # A feature with entries for at least 1 / DENSE_ROW_FRACTION of the classes is stored as a dense row.
     DENSE_ROW_FRACTION = 4
+    # Most classes whose sums are kept in registers during one pass over the dense rows.
+    MAX_TILE = 20
 
 
 cdef inline bint is_dense_row(Py_ssize_t n_entries, Py_ssize_t n_classes) noexcept nogil:
@@ -266,59 +267,6 @@ cdef inline void tile_dense_rows(
         acc[c0 + c] = t[c]
 
 
-cdef inline void dense_tile_of_width(
-    const double *deviation,
-    const int64_t *row_start,
-    const double *row_weight,
-    Py_ssize_t n_rows,
-    Py_ssize_t c0,
-    Py_ssize_t width,
-    double *acc,
-) noexcept nogil:
-    """:func:`tile_dense_rows` for any ``width`` from 1 to MAX_TILE, each one called with its width a constant
-    (as :func:`nbfast._kernels._linear.tile_of_width`)."""
-    if width == 1:
-        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 1, acc)
-    elif width == 2:
-        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 2, acc)
-    elif width == 3:
-        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 3, acc)
-    elif width == 4:
-        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 4, acc)
-    elif width == 5:
-        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 5, acc)
-    elif width == 6:
-        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 6, acc)
-    elif width == 7:
-        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 7, acc)
-    elif width == 8:
-        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 8, acc)
-    elif width == 9:
-        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 9, acc)
-    elif width == 10:
-        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 10, acc)
-    elif width == 11:
-        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 11, acc)
-    elif width == 12:
-        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 12, acc)
-    elif width == 13:
-        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 13, acc)
-    elif width == 14:
-        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 14, acc)
-    elif width == 15:
-        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 15, acc)
-    elif width == 16:
-        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 16, acc)
-    elif width == 17:
-        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 17, acc)
-    elif width == 18:
-        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 18, acc)
-    elif width == 19:
-        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 19, acc)
-    elif width == 20:
-        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 20, acc)
-
-
 cdef inline void add_dense_rows(
     const double *deviation,
     const int64_t *row_start,
@@ -327,14 +275,25 @@ cdef inline void add_dense_rows(
     Py_ssize_t n_classes,
     double *acc,
 ) noexcept nogil:
-    """Every class's sum over the dense rows, in as few passes as tiles of at most MAX_TILE allow, of balanced
-    widths (as :func:`nbfast._kernels._linear.row_jll` sums them)."""
-    cdef Py_ssize_t t, width, c0 = 0
-    cdef Py_ssize_t n_tiles = (n_classes + MAX_TILE - 1) // MAX_TILE
-    for t in range(n_tiles):
-        width = (n_classes - c0) // (n_tiles - t)
-        dense_tile_of_width(deviation, row_start, row_weight, n_rows, c0, width, acc)
-        c0 += width
+    """Every class's sum over the dense rows, in as few passes as the tile widths allow."""
+    cdef Py_ssize_t c0 = 0
+    while c0 + 20 <= n_classes:
+        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 20, acc)
+        c0 += 20
+    if c0 + 16 <= n_classes:
+        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 16, acc)
+        c0 += 16
+    if c0 + 8 <= n_classes:
+        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 8, acc)
+        c0 += 8
+    if c0 + 4 <= n_classes:
+        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 4, acc)
+        c0 += 4
+    if c0 + 2 <= n_classes:
+        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 2, acc)
+        c0 += 2
+    if c0 < n_classes:
+        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 1, acc)
 
 
 def score_compact(
