@@ -74,12 +74,10 @@ def accumulate_class_counts(X, y_index, sample_weight, class_count, feature_coun
     n_classes = class_count.shape[0]
     if feature_count.shape != (n_classes, X.shape[1]):  # the kernel writes feature_count[y_index, X.indices]
         raise ValueError(f"feature_count_ has shape {feature_count.shape}, expected {(n_classes, X.shape[1])}.")
-    if rows is None:
-        count_classes(y_index, sample_weight, class_count)
-        order, start = group_rows_by_class(y_index, n_classes)
-    else:
-        count_classes(y_index[rows], None if sample_weight is None else sample_weight[rows], class_count)
-        order, start = group_rows_by_class(y_index[rows], n_classes)
+    labels = y_index if rows is None else y_index[rows]
+    count_classes(labels, sample_weight if sample_weight is None or rows is None else sample_weight[rows], class_count)
+    order, start = group_rows_by_class(labels, n_classes)
+    if rows is not None:
         order = rows[order]
     weights = np.empty(0) if sample_weight is None else sample_weight
     add_class_counts(X.data, X.indices, X.indptr, order, start, weights, binarize, threshold, feature_count,
