@@ -78,6 +78,7 @@ cdef class TermSet:
 
     cdef StrTable table
     cdef int64_t *ids   # output index of each term, in the order added; < 0: not in the set
+    cdef bint identity  # every term's output index is its position: the kernels need not read ids
 
     def __cinit__(self, list terms, const int64_t[::1] ids=None):
         """``terms``: distinct bytes objects; ``ids``: their indices (default: their positions)."""
@@ -93,6 +94,7 @@ cdef class TermSet:
             if table_add(&self.table, &key) < 0:
                 raise MemoryError("nbfast.text: cannot allocate a term table")
             self.ids[k] = k if ids is None else ids[k]
+        self.note_identity()
 
     def __dealloc__(self):
         table_free(&self.table)
@@ -123,6 +125,14 @@ cdef class TermSet:
                                             term_size(&self.table, k), "surrogatepass")] = (
                     self.ids[k] if python_ints else np.int64(self.ids[k]))
         return result
+
+    cdef void note_identity(self) noexcept:
+        cdef int64_t k
+        self.identity = True
+        for k in range(self.table.n_terms):
+            if self.ids[k] != k:
+                self.identity = False
+                return
 
     cdef searchable(self):
         """Build the slots of a set made by ``VocabularyBuilder.freeze`` (not before its first search:
@@ -337,7 +347,7 @@ cdef class FixedCounter(RowCounter):
         cdef int status
         self.vocabulary.searchable()
         batch.vocabulary = &self.vocabulary.table
-        batch.ids = self.vocabulary.ids
+        batch.ids = <const int64_t *> NULL if self.vocabulary.identity else self.vocabulary.ids
         with nogil:
             status = count_batch(&batch, documents.n_documents, documents.max_tokens, documents.max_bytes,
                                  n_threads)
@@ -517,6 +527,7 @@ cdef class VocabularyBuilder(RowCounter):
         self.drop_statistics()  # the slots are built again when the set is first searched
         table_free(&terms.table)
         terms.table = self.table
+        terms.note_identity()
         memset(&self.table, 0, sizeof(StrTable))
         self.parts.clear()
         return terms
@@ -533,6 +544,7 @@ cdef class VocabularyBuilder(RowCounter):
             if table_add(&terms.table, &key) < 0:
                 raise MemoryError("nbfast.text: cannot allocate a term table")
             terms.ids[i] = new_index[indices[i]]
+        terms.note_identity()
         return terms
 
 
