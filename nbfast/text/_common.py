@@ -3,6 +3,7 @@ for the tokenizer kernel (``nbfast._kernels.tokens``), the lowercase table, para
 checks, CSR assembly and the fallback to scikit-learn."""
 
 import functools
+import threading
 from itertools import islice
 from numbers import Integral
 from typing import NamedTuple
@@ -252,9 +253,19 @@ _IDENTITY_TABLE = _LowercaseTable(
 )
 
 
-@functools.cache
+_LOWERCASE_TABLE_LOCK = threading.Lock()
+
+
 def lowercase_table():
-    """What ``str.lower`` makes of each code point alone, as a two-stage table.
+    """What ``str.lower`` makes of each code point alone, as a two-stage table, built once: threads that
+    vectorize at once wait for the first to build it (tens of milliseconds) instead of building it again."""
+    with _LOWERCASE_TABLE_LOCK:
+        return _lowercase_table()
+
+
+@functools.cache
+def _lowercase_table():
+    """The table :func:`lowercase_table` gives.
 
     Built from ``str.lower`` itself, on one string holding every code point:
     only U+03A3's lowercase depends on its neighbours (documents containing it

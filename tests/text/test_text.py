@@ -171,6 +171,30 @@ def test_lowercase_table_is_str_lower():
         assert "".join(map(chr, expansions[k + 1 : k + 1 + expansions[k]])) == expected[i]
 
 
+def test_lowercase_table_is_built_once_when_threads_ask_at_once(monkeypatch):
+    """Threads vectorizing at once (the command line's block threads) share one build of the table."""
+    import functools
+    import threading
+    import time
+
+    from nbfast.text import _common
+
+    builds, build = [], _common._lowercase_table
+
+    def slow_build():
+        builds.append(1)
+        time.sleep(0.05)  # every thread asks while the first builds
+        return build()
+
+    monkeypatch.setattr(_common, "_lowercase_table", functools.cache(slow_build))
+    threads = [threading.Thread(target=_common.lowercase_table) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(builds) == 1
+
+
 def test_thread_count_does_not_change_the_result(n_threads_limit):
     # Repeated, with more threads than cores: a race between threads (an n-gram's size once was a variable
     # the threads shared) shows only when a thread is preempted at the wrong instruction.
