@@ -8,11 +8,13 @@ cdef extern from *:
     #define NBFAST_OPENMP 0
     static inline int omp_get_max_threads(void) { return 1; }
     static inline int omp_get_thread_num(void) { return 0; }
+    static inline void omp_set_num_threads(int n) { (void) n; }
     #endif
     """
     bint NBFAST_OPENMP
     int omp_get_max_threads() nogil
     int omp_get_thread_num() nogil
+    void omp_set_num_threads(int n) nogil
 
 
 # The fixed blocks the parallel loops hand out dynamically: a thread that loses its core holds up

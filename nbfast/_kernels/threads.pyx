@@ -9,7 +9,7 @@ on one thread (``MIN_WORK_PER_THREAD``).
 import math
 import os
 
-from nbfast._kernels._openmp cimport NBFAST_OPENMP, omp_get_max_threads
+from nbfast._kernels._openmp cimport NBFAST_OPENMP, omp_get_max_threads, omp_set_num_threads
 
 cdef extern from *:
     int NBFAST_BOUNDSCHECK  # set by setup.py: 1 in the debug build (NBFAST_DEBUG_BUILD=1)
@@ -119,6 +119,20 @@ def effective_n_threads(n_work=None):
     if n_work is not None:
         n_threads = min(n_threads, max(1, int(n_work) // MIN_WORK_PER_THREAD))
     return n_threads
+
+
+def limit_this_thread(int n_threads):
+    """Run the kernels this thread calls on at most ``n_threads`` threads (an explicit limit, see
+    :func:`effective_n_threads`).  OpenMP keeps the setting per thread: other threads are not affected.
+
+    Parameters
+    ----------
+    n_threads : int
+        At least 1.
+    """
+    if n_threads < 1:
+        raise ValueError(f"n_threads must be at least 1, got {n_threads}")
+    omp_set_num_threads(n_threads)
 
 
 def bounds_checked():

@@ -25,6 +25,7 @@ from nbfast.cli._input import (
     output_file,
     read_blocks,
 )
+from nbfast.readers import ordered_map
 
 
 def add_arguments(parser):
@@ -81,13 +82,17 @@ class CsvWriter:
             return self._fields[np.searchsorted(self._classes, labels)].tolist()
         return [self._field_of[label] for label in labels.tolist()]
 
-    def write(self, labels, proba):
+    def encode(self, labels, proba):
+        """The CSV rows of a block's labels (and probabilities), as bytes: made in any thread."""
         text = self._label_fields(labels)
         if proba is None:
-            self._f.write(("\n".join(text) + "\n").encode())
-            return
+            return ("\n".join(text) + "\n").encode()
         fmt = self._proba_format
-        self._f.write("".join(f"{label},{fmt % tuple(row)}\n" for label, row in zip(text, proba.tolist())).encode())
+        return "".join(f"{label},{fmt % tuple(row)}\n" for label, row in zip(text, proba.tolist())).encode()
+
+    def write(self, rows):
+        """Write the rows ``encode`` made, in the input's order."""
+        self._f.write(rows)
 
     def close(self):
         pass
@@ -107,14 +112,19 @@ class NpyWriter:
         if self._dtype.hasobject:
             raise ValueError("a .npy output cannot hold labels of Python objects; write CSV instead")
 
-    def write(self, labels, proba):
+    def encode(self, labels, proba):
+        """The records of a block's labels (and probabilities), as bytes: made in any thread."""
         if proba is None:
             rows = labels.astype(self._dtype, copy=False)
         else:
             rows = np.empty(len(labels), dtype=self._dtype)
             rows["label"], rows["proba"] = labels, proba
-        self._rows.write(rows.tobytes())
-        self._n_rows += len(labels)
+        return rows.tobytes()
+
+    def write(self, rows):
+        """Write the records ``encode`` made, in the input's order."""
+        self._rows.write(rows)
+        self._n_rows += len(rows) // self._dtype.itemsize
 
     def close(self):
         header = {"descr": np.lib.format.dtype_to_descr(self._dtype), "fortran_order": False, "shape": (self._n_rows,)}
@@ -133,9 +143,13 @@ def run(args):
         model = model_file.model()  # loaded while the first blocks are read
         with output_file(args.output) as f:
             writer = (NpyWriter if str(args.output).endswith(".npy") else CsvWriter)(f, model.classes_, args.proba)
-            for block in blocks:
+
+            def scored(block):
                 X = model_input(block, model, model.n_features_in_)
-                writer.write(model.predict(X), model.predict_proba(X) if args.proba else None)
+                return writer.encode(model.predict(X), model.predict_proba(X) if args.proba else None)
+
+            for rows in ordered_map(scored, blocks):  # blocks scored and formatted in parallel, written in order
+                writer.write(rows)
             writer.close()
     progress.close(f"scored with {type(model).__name__} -> {'standard output' if args.output == '-' else args.output}")
     return 0

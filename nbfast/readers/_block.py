@@ -1,6 +1,8 @@
-"""What every reader shares: the block of rows it yields, the file opener and the loop over chunks of lines."""
+"""What every reader shares: the block of rows it yields, the file opener, the loop over chunks of lines, and
+the threads that read ahead and make blocks in parallel."""
 
 import bz2
+import collections
 import gzip
 import queue
 import threading
@@ -8,6 +10,8 @@ import zlib
 
 import numpy as np
 import scipy.sparse as sp
+
+from nbfast._kernels.threads import effective_n_threads, limit_this_thread
 
 
 class Block:
@@ -235,3 +239,68 @@ class _Prefetched:
 
     def __del__(self):  # dropped without being closed (never iterated, say): the producer still stops
         self._stop.set()
+
+
+class _Task:
+    """One call of an :func:`ordered_map`: ``done`` is set once it has its result or the exception it raised."""
+
+    __slots__ = ("item", "done", "result", "error")
+
+    def __init__(self, item):
+        self.item, self.done, self.result, self.error = item, threading.Event(), None, None
+
+    def outcome(self):
+        self.done.wait()
+        if self.error is not None:
+            raise self.error
+        return self.result
+
+
+def _work(function, tasks, stop):
+    """An :func:`ordered_map` thread: call ``function`` on the tasks' items until given None; after ``stop``,
+    only mark them done."""
+    limit_this_thread(1)  # the threads of the map are the parallelism: each kernel runs on one
+    while (task := tasks.get()) is not None:
+        if not stop.is_set():
+            try:
+                task.result = function(task.item)
+            except BaseException as exc:  # handed to the consumer, in the items' order
+                task.error = exc
+        task.done.set()
+
+
+def ordered_map(function, items, n_threads=None):
+    """Yield ``function(item)`` for each of ``items`` in their order, computed by ``n_threads`` threads.
+
+    Blocks are independent, so making them in parallel (each kernel on one thread) keeps every core busy,
+    the serial parts of a block's work included, which a kernel's threads cannot share.  ``items`` is
+    iterated here; at most ``n_threads + 1`` items are in flight.  An exception of ``function`` is raised
+    when its item's turn comes, and the items after it are not processed.  With one thread (the default
+    when :func:`nbfast._kernels.threads.effective_n_threads` gives one) the calls run in this thread.
+
+    The threads are daemons stopped when the result is closed (or exhausted); as :func:`prefetch` does, a
+    stopped consumer waits a bounded time for them, never on a lock an interruption may have left held.
+    """
+    n_threads = effective_n_threads() if n_threads is None else n_threads
+    if n_threads <= 1:
+        yield from map(function, items)
+        return
+    tasks, stop, pending = queue.SimpleQueue(), threading.Event(), collections.deque()
+    workers = [threading.Thread(target=_work, args=(function, tasks, stop), name=f"nbfast-map-{k}", daemon=True)
+               for k in range(n_threads)]
+    for worker in workers:
+        worker.start()
+    try:
+        for item in items:
+            pending.append(_Task(item))
+            tasks.put(pending[-1])
+            if len(pending) > n_threads:
+                yield pending.popleft().outcome()
+        while pending:
+            yield pending.popleft().outcome()
+    finally:
+        stop.set()
+        for _ in workers:
+            tasks.put(None)
+        for worker in workers:
+            worker.join(timeout=_JOIN_SECONDS)

@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from nbfast._kernels import lines as _lines
-from nbfast.readers._block import Block, line_chunks, quote_line
+from nbfast.readers._block import Block, line_chunks, ordered_map, quote_line
 from nbfast.text._lines import TextLines
 
 TEXT_FORMATS = ("lines", "tsv", "jsonl")
@@ -34,6 +34,10 @@ class _LineError(ValueError):
     def __init__(self, index, message):
         super().__init__(message)
         self.index = index
+
+    def in_file(self, path, first_line, lines):
+        """The ValueError to raise: the problem, named by file and line, and the line quoted."""
+        return ValueError(f"{path} line {first_line + self.index}: {self}: {quote_line(lines[self.index])}")
 
 
 def _decode(lines):
@@ -145,20 +149,28 @@ def iter_text(path, chunk_size, text_format, *, vectorizer=None, fields=("label"
         Skip the first line (a header).
     """
     parse = _PARSERS[text_format]
-    labels_are_text = None
-    for first_line, lines in line_chunks(path, chunk_size, header=header):
+
+    def parsed(chunk):
+        """(first line, lines, documents, labels, CSR rows) of a chunk of the file: made in parallel."""
+        first_line, lines = chunk
         try:
             documents, labels = parse(_decode(lines), lines, fields)
-            if isinstance(labels, list):  # tsv labels are all strings
-                labels_are_text = _check_label_kinds(labels, labels_are_text)
         except _LineError as exc:
-            line = first_line + exc.index
-            raise ValueError(f"{path} line {line}: {exc}: {quote_line(lines[exc.index])}") from None
-        n_rows = len(documents)
+            raise exc.in_file(path, first_line, lines) from None
         if vectorizer is None:
-            X = sp.csr_matrix((n_rows, 1))
+            X = sp.csr_matrix((len(documents), 1))
         else:
             X = sp.csr_matrix(vectorizer.transform(documents))
+        return first_line, lines, documents, labels, X
+
+    labels_are_text = None
+    for first_line, lines, documents, labels, X in ordered_map(parsed, line_chunks(path, chunk_size, header=header)):
+        if isinstance(labels, list):  # JSON labels: strings or numbers, as the file's first
+            try:
+                labels_are_text = _check_label_kinds(labels, labels_are_text)
+            except _LineError as exc:
+                raise exc.in_file(path, first_line, lines) from None
+        n_rows = len(documents)
         y = np.array(labels) if isinstance(labels, list) else labels
         yield Block(path, X.data, X.indices, X.indptr, y, np.arange(first_line, first_line + n_rows), len(lines.data),
                     documents=documents)

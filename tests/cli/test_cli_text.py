@@ -139,6 +139,31 @@ def test_lines_file_for_predict_and_npy_output(tmp_path, capsys, corpus):
     np.testing.assert_array_equal(read_csv(tmp_path / "o.csv")[1], expected.predict(documents))
 
 
+@pytest.mark.parametrize("output", ["out.csv", "out.npy"])
+def test_predict_writes_the_same_bytes_whatever_the_threads_making_blocks(tmp_path, capsys, monkeypatch, corpus,
+                                                                         output):
+    """Blocks are vectorized, scored and formatted by several threads at once and written in the input's order:
+    the output is that of one thread, byte for byte; an error in a later block is still the one reported."""
+    import nbfast.readers._block as block_module
+
+    documents, labels = corpus
+    data = write_tsv(tmp_path / "train.tsv", documents, labels)
+    assert run_cli(capsys, "train", data, "-o", tmp_path / "m", "--vectorizer", "tfidf")[0] == 0
+    outputs = []
+    for n_threads in (1, 2, 3):
+        monkeypatch.setattr(block_module, "effective_n_threads", lambda n_threads=n_threads: n_threads)
+        out = tmp_path / f"{n_threads}-{output}"
+        status, err = run_cli(capsys, "predict", tmp_path / "m", data, "-o", out, "--proba", "--chunk-size", 7)
+        assert status == 0, err
+        outputs.append(out.read_bytes())
+        bad = tmp_path / "bad.tsv"
+        bad.write_text(data.read_text(encoding="utf-8") + "no tab here\n", encoding="utf-8")
+        status, err = run_cli(capsys, "predict", tmp_path / "m", bad, "-o", out, "--chunk-size", 7)
+        assert_one_line_error(status, err, f"{bad} line 241: no tab (expected label<TAB>text)")
+        assert out.read_bytes() == outputs[-1]  # the failed run left the earlier output as it was
+    assert outputs[0] == outputs[1] == outputs[2]
+
+
 def test_jsonl_custom_fields_numeric_labels_and_default_n_features(tmp_path, capsys, corpus):
     documents, labels = corpus
     y = np.searchsorted(CLASSES, labels) * 5 - 3  # labels -3, 2, 7

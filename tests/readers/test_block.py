@@ -1,11 +1,14 @@
-"""Reading ahead in a thread: order kept, errors raised, and an end even when interrupted."""
+"""Reading ahead in a thread and making blocks in parallel: order kept, errors raised, and an end even when
+interrupted."""
 
 import queue
 import threading
+import time
 
 import pytest
 
-from nbfast.readers import _block, prefetch
+from nbfast._kernels.threads import effective_n_threads
+from nbfast.readers import _block, ordered_map, prefetch
 
 
 def test_prefetch_keeps_order_and_raises_producer_errors():
@@ -88,3 +91,67 @@ def test_prefetch_starts_reading_at_once_and_stops_when_closed_unread():
     stream.close()
     assert not stream._thread.is_alive()
     assert list(stream) == []
+
+
+# ----------------------------------------------------------------------------- ordered_map
+@pytest.mark.parametrize("n_threads", [1, 2, 4])
+@pytest.mark.parametrize("n_items", [0, 1, 3, 50])
+def test_ordered_map_keeps_the_order_whatever_the_threads(n_threads, n_items):
+    def slow_on_even(item):
+        if item % 2 == 0:
+            time.sleep(0.002)  # later items finish first: the order must come from the map
+        return item * item
+
+    assert list(ordered_map(slow_on_even, iter(range(n_items)), n_threads)) == [i * i for i in range(n_items)]
+
+
+def test_ordered_map_raises_an_error_in_its_turn_and_stops():
+    called = []
+
+    def fail_on_five(item):
+        called.append(item)
+        if item == 5:
+            raise ValueError("item 5")
+        return item
+
+    results = ordered_map(fail_on_five, iter(range(1000)), 2)
+    got = []
+    with pytest.raises(ValueError, match="item 5"):
+        for result in results:
+            got.append(result)
+    assert got == [0, 1, 2, 3, 4]
+    assert max(called) <= 5 + 2  # items at most n_threads + 1 ahead, none after the stop
+
+
+def _map_threads():
+    return [thread for thread in threading.enumerate() if thread.name.startswith("nbfast-map")]
+
+
+def test_ordered_map_closed_early_stops_its_threads():
+    results = ordered_map(lambda item: item, iter(range(10_000)), 3)
+    assert next(results) == 0
+    assert len(_map_threads()) == 3
+    results.close()
+    assert _map_threads() == []
+
+
+def test_ordered_map_interrupted_while_waiting_still_ends(monkeypatch):
+    """A signal's exception (SIGTERM in the command line) while the consumer waits for a result ends the map
+    and its threads: nothing waits forever."""
+
+    def interrupted(self):
+        raise KeyboardInterrupt("signal")
+
+    monkeypatch.setattr(_block._Task, "outcome", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        list(ordered_map(lambda item: item, iter(range(100)), 2))
+    assert _map_threads() == []
+
+
+def test_ordered_map_runs_each_kernel_on_one_thread():
+    """The map's threads are the parallelism: kernels called in them take one thread; the caller's own
+    setting is left as it was."""
+    before = effective_n_threads()
+    assert set(ordered_map(lambda item: effective_n_threads(), iter(range(8)), 2)) == {1}
+    assert effective_n_threads() == before
+    assert set(ordered_map(lambda item: effective_n_threads(), iter(range(8)), 1)) == {before}
