@@ -9,6 +9,7 @@ files (exit status 128 + the signal's number: 143, 129).
 
 import argparse
 import contextlib
+import gc
 import importlib
 import os
 import signal
@@ -17,7 +18,7 @@ import sys
 from nbfast._version import __version__
 from nbfast.cli._errors import USER_ERRORS, CommandError, in_cli_words
 
-__all__ = ["CommandError", "main"]
+__all__ = ["CommandError", "console_script", "main"]
 
 # name -> (module, one-line help)
 COMMANDS = {
@@ -127,3 +128,16 @@ def main(argv=None):
         _on_signals(previous)
 
 
+
+
+def console_script():
+    """The ``nbfast`` executable (and ``python -m nbfast.cli``): :func:`main` on ``sys.argv``, in a process
+    that ends when it returns.
+
+    The objects left then are freed with the process; the interpreter's last garbage collection of them
+    (a loaded model, every imported module) would only cost time, some tens of milliseconds, so they are
+    frozen out of it.
+    """
+    status = main()
+    gc.freeze()
+    return status

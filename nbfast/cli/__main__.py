@@ -2,6 +2,6 @@
 
 import sys
 
-from nbfast.cli import main
+from nbfast.cli import console_script
 
-sys.exit(main())
+sys.exit(console_script())

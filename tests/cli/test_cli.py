@@ -24,3 +24,30 @@ def test_bad_option_is_one_line_without_traceback():
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert result.stderr.strip().count("\n") == 0 and "error" in result.stderr
+
+
+def test_console_script_runs_main_and_freezes_what_is_left(monkeypatch, capsys):
+    """The executable's entry runs the command, then keeps the interpreter's last collection from walking
+    every object left (the process ends)."""
+    import gc
+
+    from nbfast.cli import console_script
+
+    monkeypatch.setattr(sys, "argv", ["nbfast", "--version"])
+    gc.unfreeze()
+    try:
+        assert console_script() == 0
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+    assert capsys.readouterr().out.startswith("nbfast ")
+
+
+def test_executable_and_module_run_the_console_script():
+    from importlib.metadata import entry_points
+
+    (script,) = entry_points(group="console_scripts", name="nbfast")
+    assert script.value == "nbfast.cli:console_script"
+    result = subprocess.run([sys.executable, "-m", "nbfast.cli", "--version"], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0 and result.stdout.startswith("nbfast ")
