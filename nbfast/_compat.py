@@ -34,8 +34,6 @@ exist only once it is imported, and by then the bases are scikit-learn's.
 
 import copy
 import importlib
-import importlib.abc
-import importlib.metadata
 import importlib.util
 import inspect
 import sys
@@ -109,6 +107,8 @@ def sklearn_naive_bayes(purpose="converting to or from scikit-learn"):
 
 def sklearn_version():
     """The installed scikit-learn's version string, or None (read from its metadata, without importing it)."""
+    import importlib.metadata  # here: importing it costs tens of milliseconds that `import nbfast` need not pay
+
     try:
         return importlib.metadata.version("scikit-learn")
     except importlib.metadata.PackageNotFoundError:
@@ -321,8 +321,12 @@ def _adopt_scikit_learn():
         super(cls, cls).__init_subclass__()
 
 
-class _ScikitLearnImportHook(importlib.abc.MetaPathFinder):
-    """Runs :func:`_adopt_scikit_learn` right after the ``sklearn`` package is imported, by whoever imports it."""
+class _ScikitLearnImportHook:
+    """Runs :func:`_adopt_scikit_learn` right after the ``sklearn`` package is imported, by whoever imports it.
+
+    A meta path finder (``find_spec`` is all the import system calls); not derived from
+    ``importlib.abc.MetaPathFinder``, whose import costs more than `import nbfast` may.
+    """
 
     def find_spec(self, fullname, path, target=None):
         if fullname != "sklearn":

@@ -99,6 +99,20 @@ def test_import_and_version_leave_scikit_learn_unimported():
     assert output.splitlines()[-1] == "[]"
 
 
+def test_version_leaves_the_costly_standard_modules_unimported():
+    """`nbfast --version` pays for numpy, not for package metadata or the import system's ABCs (tens of
+    milliseconds): nbfast imports them only where they are used."""
+    output = _run(
+        """
+        import sys
+        from nbfast.cli import main
+        main(["--version"])
+        print(sorted(m for m in ("importlib.metadata", "importlib.abc") if m in sys.modules))
+        """
+    )
+    assert output.splitlines()[-1] == "[]"
+
+
 def test_predicting_from_a_model_file_leaves_scikit_learn_unimported(tmp_path):
     pytest.importorskip("sklearn")
     path = tmp_path / "model.nbf"
