@@ -61,30 +61,23 @@ def _label_strings(labels):
 class CsvWriter:
     """label[,proba_<class>...] rows after a header; probabilities with 17 significant digits (exact).
 
-    Each class is formatted once (numbers as they are, other labels quoted where needed); a block's labels
-    are then looked up among the classes and joined in bulk.
+    Each class is formatted once (numbers as they are, other labels quoted where needed); a block's rows are
+    then the fields of its class indices, joined in bulk.
     """
 
     def __init__(self, f, classes, proba):
-        self._f, self._classes = f, classes
+        self._f = f
         self._proba_format = ",".join(["%.17g"] * len(classes))
         strings = _label_strings(classes)
         fields = strings if classes.dtype.kind in "iufb" else [_csv_record([label]) for label in strings]
         self._fields = np.array(fields, dtype=object)
-        self._sorted = bool(np.all(classes[:-1] < classes[1:]))
-        self._field_of = dict(zip(classes.tolist(), fields))
         header = ["label"] + ([f"proba_{c}" for c in strings] if proba else [])
         f.write((_csv_record(header) + "\n").encode())
 
-    def _label_fields(self, labels):
-        """The CSV field of each label (a class of the model): found by binary search among sorted classes."""
-        if self._sorted:
-            return self._fields[np.searchsorted(self._classes, labels)].tolist()
-        return [self._field_of[label] for label in labels.tolist()]
-
-    def encode(self, labels, proba):
-        """The CSV rows of a block's labels (and probabilities), as bytes: made in any thread."""
-        text = self._label_fields(labels)
+    def encode(self, class_index, proba):
+        """The CSV rows of a block's classes (indices into the model's classes) and probabilities, as bytes:
+        made in any thread."""
+        text = self._fields[class_index].tolist()
         if proba is None:
             return ("\n".join(text) + "\n").encode()
         fmt = self._proba_format
@@ -106,14 +99,16 @@ class NpyWriter:
     """
 
     def __init__(self, f, classes, proba):
-        self._f, self._n_rows, self._rows = f, 0, tempfile.TemporaryFile()
+        self._f, self._classes, self._n_rows, self._rows = f, classes, 0, tempfile.TemporaryFile()
         label = classes.dtype
         self._dtype = np.dtype([("label", label), ("proba", np.float64, (len(classes),))]) if proba else label
         if self._dtype.hasobject:
             raise ValueError("a .npy output cannot hold labels of Python objects; write CSV instead")
 
-    def encode(self, labels, proba):
-        """The records of a block's labels (and probabilities), as bytes: made in any thread."""
+    def encode(self, class_index, proba):
+        """The records of a block's classes (indices into the model's classes) and probabilities, as bytes:
+        made in any thread."""
+        labels = self._classes[class_index]
         if proba is None:
             rows = labels.astype(self._dtype, copy=False)
         else:
@@ -146,7 +141,7 @@ def run(args):
 
             def scored(block):
                 X = model_input(block, model, model.n_features_in_)
-                return writer.encode(model.predict(X), model.predict_proba(X) if args.proba else None)
+                return writer.encode(model._predict_index(X)[1], model.predict_proba(X) if args.proba else None)
 
             for rows in ordered_map(scored, blocks):  # blocks scored and formatted in parallel, written in order
                 writer.write(rows)

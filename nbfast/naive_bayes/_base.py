@@ -361,12 +361,19 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         -------
         C : ndarray of shape (n_samples,)
         """
+        classes, class_index = self._predict_index(X)
+        return classes[class_index]
+
+    def _predict_index(self, X):
+        """(``classes_``, the index in it of each sample's most probable class): :meth:`predict` before the
+        labels are gathered, for callers that map each class to something of their own once (the command
+        line's CSV fields)."""
         X = self._predict_input(X)
         classes = self.classes_  # read once, before scoring: a refit in another thread may replace it
         class_index = self._score(X, Output.ARGMAX)
         if class_index.size and class_index.max() >= len(classes):
             raise ValueError("the model's classes changed while predicting (it was refitted in another thread).")
-        return classes[class_index]
+        return classes, class_index
 
     def predict_log_proba(self, X):
         """Log of the posterior probability of each class, normalized by a stable logsumexp.
