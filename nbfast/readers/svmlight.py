@@ -1,7 +1,7 @@
 """svmlight / libsvm text (optionally ``.gz`` or ``.bz2``), parsed a block of lines at a time by the compiled parser."""
 
 from nbfast._kernels import svmlight
-from nbfast.readers._block import Block, line_chunks, quote_line
+from nbfast.readers._block import Block, line_chunks, ordered_map, quote_line
 
 _PARSE_ERRORS = {
     svmlight.Status.BAD_LABEL: "malformed label (expected a number)",
@@ -27,10 +27,14 @@ def iter_svmlight(path, chunk_size, *, zero_based=False):
         default) rather than 1 (libsvm's convention).
     """
     base = 0 if zero_based else 1
-    for first_line, lines in line_chunks(path, chunk_size):
-        block = lines.data
-        status, y, data, indices, indptr, row_lines, error_line, _ = svmlight.parse_block(block, base)
+
+    def parsed(chunk):
+        """The Block of a chunk of the file's lines: parsed in parallel."""
+        first_line, lines = chunk
+        status, y, data, indices, indptr, row_lines, error_line, _ = svmlight.parse_block(lines.data, base)
         if status != svmlight.Status.OK:
             shown = quote_line(lines[error_line])
             raise ValueError(f"{path} line {first_line + error_line}: {_PARSE_ERRORS[status]}: {shown}")
-        yield Block(path, data, indices, indptr, y, row_lines + first_line, len(block), base=base)
+        return Block(path, data, indices, indptr, y, row_lines + first_line, len(lines.data), base=base)
+
+    yield from ordered_map(parsed, line_chunks(path, chunk_size))

@@ -76,3 +76,24 @@ def test_a_zero_index_names_the_parameter_that_reads_it(tmp_path):
         list(iter_svmlight(path, 10))
     assert "--" not in str(raised.value)  # option names belong to the command line
     assert list(iter_svmlight(path, 10, zero_based=True))[0].to_csr(3).toarray().tolist() == [[1, 0, 1]]
+
+
+@pytest.mark.parametrize("n_threads", [1, 2, 3])
+def test_blocks_parsed_in_parallel_come_in_order(tmp_path, monkeypatch, n_threads):
+    """Chunks are parsed by several threads at once: the blocks and a later chunk's error are those of one."""
+    import nbfast.readers._block as block_module
+
+    monkeypatch.setattr(block_module, "effective_n_threads", lambda: n_threads)
+    rng = np.random.default_rng(0)
+    lines = [f"{rng.integers(0, 3)} " + " ".join(f"{j}:{rng.random():.3f}" for j in sorted(rng.choice(50, 3, False) + 1))
+             for _ in range(200)]
+    path = tmp_path / "d.svm"
+    path.write_text("\n".join(lines) + "\n")
+    blocks = list(iter_svmlight(path, 7))
+    X = sp.vstack([block.to_csr(51) for block in blocks])
+    expected_y = [float(line.split()[0]) for line in lines]
+    np.testing.assert_array_equal(np.concatenate([block.y for block in blocks]), expected_y)
+    assert X.nnz == 600 and [block.row_numbers[0] for block in blocks] == list(range(1, 201, 7))
+    path.write_text("\n".join(lines) + "\n1 3:x\n")
+    with pytest.raises(ValueError, match="line 201: malformed feature"):
+        list(iter_svmlight(path, 7))
