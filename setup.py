@@ -16,7 +16,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 KERNELS = [
-    "threads", "validate", "counts", "scoring", "compact", "tables", "categories", "tokens", "lines", "hashing", "vocabulary", "tfidf", "decision",
+    "threads", "validate", "counts", "scoring", "compact", "tables", "categories", "tokens", "lines", "csvrows", "hashing", "vocabulary", "tfidf", "decision",
     "svmlight", "gaussian", "explain", "discriminative",
 ]
 DEBUG = os.environ.get("NBFAST_DEBUG_BUILD", "") not in ("", "0")

@@ -16,6 +16,7 @@ import tempfile
 
 import numpy as np
 
+from nbfast._kernels.csvrows import csv_rows
 from nbfast.cli._input import (
     Progress,
     add_input_arguments,
@@ -58,52 +59,65 @@ def _label_strings(labels):
     return [str(label) for label in labels]
 
 
-class CsvWriter:
+class _Writer:
+    """What the writers share: each is a context manager releasing what it holds, even after an error;
+    ``encode`` (any thread) makes a block's bytes, ``write`` writes them in order, ``finish`` ends a
+    complete output."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        pass
+
+    def finish(self):
+        pass
+
+
+class CsvWriter(_Writer):
     """label[,proba_<class>...] rows after a header; probabilities with 17 significant digits (exact).
 
     Each class is formatted once (numbers as they are, other labels quoted where needed); a block's rows are
-    then the fields of its class indices, joined in bulk.
+    then the fields of its class indices, joined in bulk, and with probabilities written by a kernel.
     """
 
     def __init__(self, f, classes, proba):
         self._f = f
-        self._proba_format = ",".join(["%.17g"] * len(classes))
         strings = _label_strings(classes)
         fields = strings if classes.dtype.kind in "iufb" else [_csv_record([label]) for label in strings]
         self._fields = np.array(fields, dtype=object)
+        encoded = [field.encode() for field in fields]
+        self._field_bytes = b"".join(encoded)
+        self._field_ends = np.cumsum([len(field) for field in encoded], dtype=np.int64)
         header = ["label"] + ([f"proba_{c}" for c in strings] if proba else [])
         f.write((_csv_record(header) + "\n").encode())
 
     def encode(self, class_index, proba):
         """The CSV rows of a block's classes (indices into the model's classes) and probabilities, as bytes:
         made in any thread."""
-        text = self._fields[class_index].tolist()
         if proba is None:
-            return ("\n".join(text) + "\n").encode()
-        fmt = self._proba_format
-        return "".join(f"{label},{fmt % tuple(row)}\n" for label, row in zip(text, proba.tolist())).encode()
+            return ("\n".join(self._fields[class_index].tolist()) + "\n").encode()
+        return csv_rows(self._field_bytes, self._field_ends, np.asarray(class_index, dtype=np.int64),
+                        np.ascontiguousarray(proba, dtype=np.float64))
 
     def write(self, rows):
         """Write the rows ``encode`` made, in the input's order."""
         self._f.write(rows)
 
-    def close(self):
-        pass
 
-
-class NpyWriter:
+class NpyWriter(_Writer):
     """A .npy array: labels (n,), or records (label, proba[n_classes]) with --proba.
 
     The row count is known only at the end, so rows stream to a temporary file
-    and ``close`` writes numpy's header (``numpy.lib.format``), then the rows.
+    and ``finish`` writes numpy's header (``numpy.lib.format``), then the rows.
     """
 
     def __init__(self, f, classes, proba):
-        self._f, self._classes, self._n_rows, self._rows = f, classes, 0, tempfile.TemporaryFile()
         label = classes.dtype
         self._dtype = np.dtype([("label", label), ("proba", np.float64, (len(classes),))]) if proba else label
         if self._dtype.hasobject:
             raise ValueError("a .npy output cannot hold labels of Python objects; write CSV instead")
+        self._f, self._classes, self._n_rows, self._rows = f, classes, 0, tempfile.TemporaryFile()
 
     def encode(self, class_index, proba):
         """The records of a block's classes (indices into the model's classes) and probabilities, as bytes:
@@ -121,11 +135,13 @@ class NpyWriter:
         self._rows.write(rows)
         self._n_rows += len(rows) // self._dtype.itemsize
 
-    def close(self):
+    def finish(self):
         header = {"descr": np.lib.format.dtype_to_descr(self._dtype), "fortran_order": False, "shape": (self._n_rows,)}
         np.lib.format.write_array_header_1_0(self._f, header)
         self._rows.seek(0)
         shutil.copyfileobj(self._rows, self._f)
+
+    def __exit__(self, *exc_info):
         self._rows.close()
 
 
@@ -136,8 +152,8 @@ def run(args):
     progress = Progress("predicting", args.input)
     with model_file, read_blocks(args, progress, vectorizer=vectorizer, labels=False) as blocks:
         model = model_file.model()  # loaded while the first blocks are read
-        with output_file(args.output) as f:
-            writer = (NpyWriter if str(args.output).endswith(".npy") else CsvWriter)(f, model.classes_, args.proba)
+        writer_class = NpyWriter if str(args.output).endswith(".npy") else CsvWriter
+        with output_file(args.output) as f, writer_class(f, model.classes_, args.proba) as writer:
 
             def scored(block):
                 X = model_input(block, model, model.n_features_in_)
@@ -145,6 +161,6 @@ def run(args):
 
             for rows in ordered_map(scored, blocks):  # blocks scored and formatted in parallel, written in order
                 writer.write(rows)
-            writer.close()
+            writer.finish()
     progress.close(f"scored with {type(model).__name__} -> {'standard output' if args.output == '-' else args.output}")
     return 0

@@ -144,11 +144,15 @@ def test_predict_writes_the_same_bytes_whatever_the_threads_making_blocks(tmp_pa
                                                                          output):
     """Blocks are vectorized, scored and formatted by several threads at once and written in the input's order:
     the output is that of one thread, byte for byte; an error in a later block is still the one reported."""
+    import tempfile
+
     import nbfast.readers._block as block_module
 
     documents, labels = corpus
     data = write_tsv(tmp_path / "train.tsv", documents, labels)
     assert run_cli(capsys, "train", data, "-o", tmp_path / "m", "--vectorizer", "tfidf")[0] == 0
+    spools, make_spool = [], tempfile.TemporaryFile  # where .npy rows wait: closed even after an error
+    monkeypatch.setattr(tempfile, "TemporaryFile", lambda: spools.append(make_spool()) or spools[-1])
     outputs = []
     for n_threads in (1, 2, 3):
         monkeypatch.setattr(block_module, "effective_n_threads", lambda n_threads=n_threads: n_threads)
@@ -162,6 +166,14 @@ def test_predict_writes_the_same_bytes_whatever_the_threads_making_blocks(tmp_pa
         assert_one_line_error(status, err, f"{bad} line 241: no tab (expected label<TAB>text)")
         assert out.read_bytes() == outputs[-1]  # the failed run left the earlier output as it was
     assert outputs[0] == outputs[1] == outputs[2]
+    assert all(spool.closed for spool in spools) and len(spools) == (6 if output.endswith(".npy") else 0)
+    if output.endswith(".csv"):  # each probability as Python's "%.17g" writes it
+        with persist.ModelFile(tmp_path / "m") as model_file:
+            model, vectorizer = model_file.model(), model_file.vectorizer()
+        proba = model.predict_proba(vectorizer.transform(documents))
+        rows = [f"{model.classes_[row.argmax()]}," + ",".join(f"{p:.17g}" for p in row) for row in proba]
+        header = ",".join(["label"] + [f"proba_{c}" for c in CLASSES])
+        assert outputs[0].decode() == "\n".join([header, *rows]) + "\n"
 
 
 def test_jsonl_custom_fields_numeric_labels_and_default_n_features(tmp_path, capsys, corpus):

@@ -1,0 +1,43 @@
+"""The CSV rows kernel of `nbfast predict --proba`: every number as Python's "%.17g" writes it."""
+
+import math
+
+import numpy as np
+import pytest
+
+from nbfast._kernels.csvrows import csv_rows
+
+EDGES = [
+    0.0, -0.0, 1.0, -1.0, 0.5, 0.1, 1 / 3, 2 / 3, 1e-4, 1e-4 * (1 - 1e-16), 9.9999999999999995e-05, 1e-5, 12345.678,
+    1e15, 1e16, 9.999999999999999e16, 1e17, 99999999999999999.0, 123456789012345678.0, 1e-300, 5e-324,
+    2.2250738585072014e-308, 1.7976931348623157e308, math.inf, -math.inf, math.nan, 1e22, 1e-22,
+]  # fmt: skip
+
+
+def test_numbers_are_written_as_python_writes_them():
+    """Where %g turns from positional to scientific, rounding that carries into a new digit, subnormals, the
+    largest float, signed zero and infinities, and floats of every bit pattern."""
+    rng = np.random.default_rng(0)
+    patterns = rng.integers(0, 2**64, 100_000, dtype=np.uint64).view(np.float64)
+    values = EDGES + rng.random(20_000).tolist() + (rng.random(20_000) * 1e-12).tolist() + patterns.tolist()
+    rows = csv_rows(b"", np.array([0]), np.zeros(len(values), np.int64), np.array(values)[:, None])
+    assert rows.decode().splitlines() == [f",{value:.17g}" for value in values]
+
+
+def test_rows_are_the_fields_of_their_classes_and_the_probabilities():
+    rng = np.random.default_rng(1)
+    fields = ["spam", '"a, b"', "ünï", "", "東京"]
+    proba = rng.dirichlet(np.ones(len(fields)), 300)
+    proba[5] = [1.0, 0.0, 0.0, 0.0, 0.0]
+    proba[6, :2] = [1e-300, 5e-324]
+    classes = rng.integers(0, len(fields), 300)
+    encoded = [field.encode() for field in fields]
+    rows = csv_rows(b"".join(encoded), np.cumsum([len(e) for e in encoded]), classes, proba)
+    expected = "".join(fields[c] + "".join(f",{p:.17g}" for p in row) + "\n" for c, row in zip(classes, proba))
+    assert rows.decode() == expected
+    assert csv_rows(b"x", np.array([1]), np.zeros(0, np.int64), np.zeros((0, 1))) == b""
+
+
+def test_rows_refuse_a_class_index_per_row_missing():
+    with pytest.raises(ValueError, match="one row each"):
+        csv_rows(b"x", np.array([1]), np.zeros(2, np.int64), np.zeros((3, 1)))
