@@ -112,7 +112,13 @@ def csv_rows(bytes fields, const int64_t[::1] field_ends, const int64_t[::1] cla
     if class_index.shape[0] != n_rows:
         raise ValueError("csv_rows: class_index and proba must have one row each per row")
     for c in range(field_ends.shape[0]):
-        longest = max(longest, field_ends[c] - (field_ends[c - 1] if c > 0 else 0))
+        size = field_ends[c] - (field_ends[c - 1] if c > 0 else 0)
+        if size < 0 or field_ends[c] > len(fields):
+            raise ValueError("csv_rows: field_ends must rise within fields")
+        longest = max(longest, size)
+    for i in range(n_rows):
+        if not 0 <= class_index[i] < field_ends.shape[0]:
+            raise ValueError(f"csv_rows: class index {class_index[i]} is not one of the {field_ends.shape[0]} fields")
     rows = bytearray(n_rows * (longest + n_classes * (MAX_NUMBER + 1) + 1))
     out = PyByteArray_AS_STRING(rows)
     with nogil:

@@ -128,8 +128,6 @@ def main(argv=None):
         _on_signals(previous)
 
 
-
-
 def console_script():
     """The ``nbfast`` executable (and ``python -m nbfast.cli``): :func:`main` on ``sys.argv``, in a process
     that ends when it returns.

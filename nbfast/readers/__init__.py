@@ -17,8 +17,8 @@ from nbfast.readers.npz import iter_npz, save_npz
 from nbfast.readers.svmlight import iter_svmlight
 from nbfast.readers.text import TEXT_FORMATS, iter_text
 
-__all__ = ["FORMATS", "TEXT_FORMATS", "Block", "input_format", "iter_blocks", "iter_npz", "iter_svmlight", "ordered_map", "prefetch",
-           "save_npz"]
+__all__ = ["FORMATS", "TEXT_FORMATS", "Block", "input_format", "iter_blocks", "iter_npz", "iter_svmlight", "ordered_map",
+           "prefetch", "save_npz"]
 
 #: Input formats, and the file extensions (also under .gz/.bz2) that select them.
 FORMATS = ("svmlight", "npz", "lines", "tsv", "jsonl")

@@ -266,6 +266,7 @@ def _work(function, tasks, stop):
                 task.result = function(task.item)
             except BaseException as exc:  # handed to the consumer, in the items' order
                 task.error = exc
+        task.item = None  # not kept while the result waits its turn
         task.done.set()
 
 

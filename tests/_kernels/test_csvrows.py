@@ -38,6 +38,12 @@ def test_rows_are_the_fields_of_their_classes_and_the_probabilities():
     assert csv_rows(b"x", np.array([1]), np.zeros(0, np.int64), np.zeros((0, 1))) == b""
 
 
-def test_rows_refuse_a_class_index_per_row_missing():
+def test_rows_refuse_what_would_read_outside_the_fields():
     with pytest.raises(ValueError, match="one row each"):
         csv_rows(b"x", np.array([1]), np.zeros(2, np.int64), np.zeros((3, 1)))
+    for bad in (-1, 2):
+        with pytest.raises(ValueError, match=f"class index {bad} is not one of the 2 fields"):
+            csv_rows(b"ab", np.array([1, 2]), np.array([0, bad]), np.zeros((2, 1)))
+    for ends in ([2, 1], [1, 3]):
+        with pytest.raises(ValueError, match="field_ends must rise within fields"):
+            csv_rows(b"ab", np.array(ends), np.array([0]), np.zeros((1, 1)))
