@@ -79,6 +79,7 @@ cdef class TermSet:
     cdef StrTable table
     cdef int64_t *ids   # output index of each term, in the order added; < 0: not in the set
     cdef bint identity  # every term's output index is its position: the kernels need not read ids
+    cdef int64_t n_in_set  # terms with an output index (>= 0)
 
     def __cinit__(self, list terms, const int64_t[::1] ids=None):
         """``terms``: distinct bytes objects; ``ids``: their indices (default: their positions)."""
@@ -94,17 +95,14 @@ cdef class TermSet:
             if table_add(&self.table, &key) < 0:
                 raise MemoryError("nbfast.text: cannot allocate a term table")
             self.ids[k] = k if ids is None else ids[k]
-        self.note_identity()
+        self.note_ids()
 
     def __dealloc__(self):
         table_free(&self.table)
         free(self.ids)
 
     def __len__(self):
-        cdef int64_t k, n = 0
-        for k in range(self.table.n_terms):
-            n += self.ids[k] >= 0
-        return n
+        return self.n_in_set
 
     def __contains__(self, bytes term):
         cdef TermKey key = bytes_key(term)
@@ -126,13 +124,14 @@ cdef class TermSet:
                     self.ids[k] if python_ints else np.int64(self.ids[k]))
         return result
 
-    cdef void note_identity(self) noexcept:
+    cdef void note_ids(self) noexcept:
+        """Record what the kernels and ``len`` read of ids: whether it is the identity, how many are set."""
         cdef int64_t k
         self.identity = True
+        self.n_in_set = 0
         for k in range(self.table.n_terms):
-            if self.ids[k] != k:
-                self.identity = False
-                return
+            self.identity = self.identity and self.ids[k] == k
+            self.n_in_set += self.ids[k] >= 0
 
     cdef searchable(self):
         """Build the slots of a set made by ``VocabularyBuilder.freeze`` (not before its first search:
@@ -527,7 +526,7 @@ cdef class VocabularyBuilder(RowCounter):
         self.drop_statistics()  # the slots are built again when the set is first searched
         table_free(&terms.table)
         terms.table = self.table
-        terms.note_identity()
+        terms.note_ids()
         memset(&self.table, 0, sizeof(StrTable))
         self.parts.clear()
         return terms
@@ -544,7 +543,7 @@ cdef class VocabularyBuilder(RowCounter):
             if table_add(&terms.table, &key) < 0:
                 raise MemoryError("nbfast.text: cannot allocate a term table")
             terms.ids[i] = new_index[indices[i]]
-        terms.note_identity()
+        terms.note_ids()
         return terms
 
 
