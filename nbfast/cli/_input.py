@@ -33,7 +33,8 @@ def add_input_arguments(parser, *, required=True):
     parser.add_argument("--format", choices=FORMATS, dest="file_format",
                         help="format of every input (default: by extension, svmlight when unknown)")
     parser.add_argument("--chunk-size", type=positive_int, default=10_000, metavar="N",
-                        help="rows read and processed at a time: memory is bounded by one chunk (default 10000)")
+                        help="rows read and processed at a time: memory is bounded by a few chunks per core "
+                             "(default 10000)")
     parser.add_argument("--zero-based", action="store_true", default=None,
                         help="feature indices in svmlight files start at 0 (default: at 1, as in libsvm; for "
                              "`predict`, as the model's training input was read)")

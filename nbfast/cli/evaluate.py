@@ -2,10 +2,10 @@
 
 Accuracy, per-class precision / recall / F1 / support, macro and weighted
 averages, log-loss and the confusion matrix, as ``sklearn.metrics`` computes
-them, and the expected calibration error (see :mod:`nbfast.evaluation`), at memory bounded by one chunk.  The
-input is read as the model's training input was (raw text vectorized with the
-stored settings).  Labels the model never saw count as errors and are named
-in a warning line on stderr.
+them, and the expected calibration error (see :mod:`nbfast.evaluation`), at
+memory bounded by a few chunks per core.  The input is read as the model's
+training input was (raw text vectorized with the stored settings).  Labels the
+model never saw count as errors and are named in a warning line on stderr.
 """
 
 import json

@@ -1,6 +1,6 @@
 """``nbfast train``: fit a model on svmlight / .npz / text files chunk by chunk with partial_fit.
 
-Two passes over the input, each at memory bounded by one chunk: the first
+Two passes over the input, each at memory bounded by a few chunks per core: the first
 collects the class labels (partial_fit needs all of them up front) and the
 number of features, the second accumulates the model's statistics.  Raw text
 is vectorized chunk by chunk by a :class:`nbfast.text.HashingVectorizer`

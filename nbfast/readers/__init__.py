@@ -1,4 +1,4 @@
-"""Chunked readers for the streaming command line: memory bounded by one chunk.
+"""Chunked readers for the streaming command line: memory bounded by a few chunks per core.
 
 Two feature-vector formats (raw text is read by :mod:`nbfast.readers.text`):
 
