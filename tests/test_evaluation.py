@@ -7,6 +7,7 @@ import scipy.sparse as sp
 from support.helpers import NB_FAMILY, assert_same_figures, data_for, labels_of_kind, nb_estimator
 
 import nbfast
+from nbfast.calibration import expected_calibration_error
 from nbfast.evaluation import EvaluationCounts
 
 metrics = pytest.importorskip("sklearn.metrics")
@@ -212,7 +213,7 @@ def test_calibration_error_and_reliability_equal_a_reference(monkeypatch, chunk_
     np.testing.assert_allclose(evaluation.reliability["confidence"], confidence, rtol=1e-12)
     np.testing.assert_allclose(evaluation.reliability["bin_edges"], np.arange(16) / 15, rtol=1e-15)
     assert evaluation.expected_calibration_error == pytest.approx(ece, rel=1e-12) and ece > 0.01
-    assert nbfast.calibration.expected_calibration_error(
+    assert expected_calibration_error(
         model.predict_proba(X[200:]), y[200:], model.classes_) == pytest.approx(ece, rel=1e-12)
 
 
