@@ -30,6 +30,7 @@ from libc.string cimport memcpy, memset
 
 import numpy as np
 
+from nbfast._kernels._linear cimport MAX_TILE
 from nbfast._kernels._math cimport SCORE_ARGMAX, finish_row, kahan_add, prefetch, prefetch_range
 from nbfast._kernels._openmp cimport ROW_BLOCK
 from nbfast._kernels._types cimport floating, integral, pointer_integral
@@ -40,8 +41,6 @@ cdef enum:
     ENTRY_PREFETCH_DISTANCE = 8
     # A feature with entries for at least 1 / DENSE_ROW_FRACTION of the classes is stored as a dense row.
     DENSE_ROW_FRACTION = 4
-    # Most classes whose sums are kept in registers during one pass over the dense rows.
-    MAX_TILE = 20
 
 
 cdef inline bint is_dense_row(Py_ssize_t n_entries, Py_ssize_t n_classes) noexcept nogil:
@@ -277,9 +276,9 @@ cdef inline void add_dense_rows(
 ) noexcept nogil:
     """Every class's sum over the dense rows, in as few passes as the tile widths allow."""
     cdef Py_ssize_t c0 = 0
-    while c0 + 20 <= n_classes:
-        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 20, acc)
-        c0 += 20
+    while c0 + MAX_TILE <= n_classes:
+        tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, MAX_TILE, acc)
+        c0 += MAX_TILE
     if c0 + 16 <= n_classes:
         tile_dense_rows(deviation, row_start, row_weight, n_rows, c0, 16, acc)
         c0 += 16
