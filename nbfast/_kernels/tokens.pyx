@@ -13,7 +13,6 @@ code point), so a batch is never joined, lowercased or encoded by Python:
   the underscore).
 """
 from cpython.unicode cimport (
-    Py_UNICODE_ISALNUM,
     PyUnicode_DATA,
     PyUnicode_FindChar,
     PyUnicode_GET_LENGTH,
@@ -22,10 +21,14 @@ from cpython.unicode cimport (
 from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t, uintptr_t
 from libc.stdlib cimport calloc, free, malloc
 
+import threading
+
 import numpy as np
 
 cdef extern from "Python.h":
     int PyUnicode_READY(object o) except -1
+    # a lookup in the interpreter's static Unicode tables: needs no GIL
+    bint Py_UNICODE_ISALNUM(Py_UCS4 ch) nogil
 
 cdef enum:
     MAX_CODE_POINT = 0x110000
@@ -36,16 +39,18 @@ cdef enum:
 # A lowercase table entry with this bit set indexes the multi-code-point expansions.
 cdef uint32_t EXPANSION = 0x80000000u
 
-# Bit c of WORD_CHARS says whether code point c is a regular-expression word character;
-# filled once when the module is imported.
+# Bit c of WORD_CHARS says whether code point c is a regular-expression word character.  Filled once,
+# when the first Documents is made (not at import: it takes some ten milliseconds), without the GIL.
 cdef uint8_t WORD_CHARS[WORD_CHARS_BYTES]
+cdef bint word_chars_filled = False
+_word_chars_lock = threading.Lock()
 
 
 # The same for ASCII, a byte per code point.
 cdef uint8_t ASCII_WORD_CHARS[0x80]
 
 
-cdef void build_word_chars() noexcept:
+cdef void fill_word_chars() noexcept nogil:
     cdef uint32_t c
     for c in range(MAX_CODE_POINT):
         if Py_UNICODE_ISALNUM(<Py_UCS4> c) or c == UNDERSCORE:
@@ -54,11 +59,21 @@ cdef void build_word_chars() noexcept:
                 ASCII_WORD_CHARS[c] = 1
 
 
-build_word_chars()
+cdef void ensure_word_chars():
+    """Fill the word-character tables if no thread has: others wait for the one filling them."""
+    global word_chars_filled
+    if word_chars_filled:
+        return
+    with _word_chars_lock:
+        if not word_chars_filled:
+            with nogil:
+                fill_word_chars()
+            word_chars_filled = True
 
 
 def word_char_table():
     """Return a copy of the word-character bitmap as uint8 (bit c % 8 of byte c // 8 is code point c)."""
+    ensure_word_chars()
     return np.asarray(<uint8_t[:WORD_CHARS_BYTES]> WORD_CHARS).copy()
 
 
@@ -242,6 +257,7 @@ cdef class Documents:
             raise ValueError("Documents: the views must have one entry per document")
         if self.n_documents == 0:
             raise ValueError("Documents: empty batch")
+        ensure_word_chars()
         self.views.data = &data[0]
         self.views.kind = &kind[0]
         self.views.length = &length[0]
