@@ -86,7 +86,7 @@ def _header_integer(text):
 def _header_float(text):
     """``json.loads``'s floats, refused when not finite (1e400 reads as infinity)."""
     value = float(text)
-    if not is_storable_number(value):
+    if not math.isfinite(value):
         raise ModelFormatError(f"invalid header: the number {text[:30]} is not a finite float64.")
     return value
 

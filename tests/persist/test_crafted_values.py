@@ -190,6 +190,12 @@ CASES_AND_EXPECTED = {
     "PoissonNB beta=1e400": (
         _text(lambda: _stored("PoissonNB-int"), '"beta": 2.0', '"beta": 1e400'),
         "ModelFormatError: .*the number 1e400 is not a finite float64"),
+    "PoissonNB beta=-2.5E+0400": (
+        _text(lambda: _stored("PoissonNB-int"), '"beta": 2.0', '"beta": -2.5E+0400'),
+        "ModelFormatError: .*the number -2.5E\\+0400 is not a finite float64"),
+    "PoissonNB beta of 310 digits and a fraction": (
+        _text(lambda: _stored("PoissonNB-int"), '"beta": 2.0', '"beta": 1' + "0" * 310 + ".5"),
+        "ModelFormatError: .*the number 1000.* is not a finite float64"),
     "MultinomialNB alpha of 400 digits": (
         _params(lambda: _stored("MultinomialNB-int"), alpha=10**400),
         r"ModelFormatError: .*the integer 1000.* \(401 characters\) is beyond int64 and uint64"),
