@@ -8,7 +8,8 @@ The package is layered, one layer a folder or module, and imports only go
 down (``tests/test_architecture.py`` checks it, function-level imports
 included, and that no import circle exists).  From the bottom up:
 
-1. ``_version``, ``_compat`` (every optional dependency), ``_kernels`` (Cython);
+1. ``_version``, ``_compat`` (every optional dependency), ``_sparse`` (scipy.sparse
+   imported when first used, and the kernels' own CSR rows), ``_kernels`` (Cython);
 2. ``_validation``: the one gate before the kernels;
 3. ``naive_bayes`` (the estimators, their contract in ``naive_bayes/_base.py``
    and the registry ``naive_bayes.ESTIMATORS``), ``text`` (vectorizers),

@@ -18,9 +18,9 @@ import numbers
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 
 from nbfast import _compat
+from nbfast import _sparse as sp
 from nbfast._compat import check_classification_targets
 from nbfast._kernels import validate as _validate_kernels
 from nbfast._kernels.threads import effective_n_threads
@@ -182,7 +182,8 @@ def check_X(X, estimator, *, reset, non_negative=False, keep_dense=False, allow_
 
     Parameters
     ----------
-    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    X : {array-like, sparse matrix, nbfast._sparse.Rows} of shape (n_samples, n_features)
+        Rows (nbfast's own CSR buffers) are checked as a CSR matrix and stay Rows.
     estimator : the estimator being fitted (``reset=True``) or used to predict
         (``reset=False``: X must agree with its ``n_features_in_`` and
         ``feature_names_in_``).  It is never modified here.
@@ -197,7 +198,7 @@ def check_X(X, estimator, *, reset, non_negative=False, keep_dense=False, allow_
 
     Returns
     -------
-    X : scipy.sparse.csr_matrix or csr_array, or ndarray when ``keep_dense``
+    X : scipy.sparse.csr_matrix or csr_array, Rows, or ndarray when ``keep_dense``
         With float32/float64 ``data``, int32/int64 ``indices`` and ``indptr`` of
         one dtype, every buffer C-contiguous.  No copy is made when X already
         is such a CSR matrix (or C-contiguous float ndarray) with no column
@@ -209,7 +210,9 @@ def check_X(X, estimator, *, reset, non_negative=False, keep_dense=False, allow_
     if not reset:
         check_is_fitted(estimator, "n_features_in_")
         _check_feature_names(estimator, X)
-    if sp.issparse(X):
+    if isinstance(X, sp.Rows):
+        pass  # nbfast's own CSR buffers, for a model that scores them as they are: checked as any CSR below
+    elif sp.issparse(X):
         X = _sparse_to_csr(X, input_name)
     elif keep_dense:
         X = np.ascontiguousarray(_dense_to_float(X, input_name))
@@ -229,7 +232,7 @@ def check_X(X, estimator, *, reset, non_negative=False, keep_dense=False, allow_
             raise ValueError(
                 f"X has {n_features} features, but {name} is expecting {estimator.n_features_in_} features as input."
             )
-    if not sp.issparse(X):
+    if isinstance(X, np.ndarray):
         _check_values(X.reshape(-1), name, input_name, non_negative, effective_n_threads(X.size), allow_nan)
         return X
     data, indices, indptr = _csr_buffers(X)
@@ -239,11 +242,19 @@ def check_X(X, estimator, *, reset, non_negative=False, keep_dense=False, allow_
         raise ValueError(f"Malformed CSR: column index {bad} is outside [0, {n_features}) for {input_name}.")
     _check_values(data, name, input_name, non_negative, n_threads, allow_nan)
     if data is not X.data or indices is not X.indices or indptr is not X.indptr:
-        X = type(X)((data, indices, indptr), shape=X.shape, copy=False)
-        X.indices, X.indptr = indices, indptr  # the constructor may downcast the index dtype
+        X = _on_buffers(X, data, indices, indptr)
     if _has_duplicates(indices, indptr, n_features, n_threads):
-        X = _summed_duplicates(X)
+        X = _summed_duplicates(sp.as_csr(X))
         _check_values(X.data, name, input_name, non_negative, n_threads, allow_nan)  # a sum can overflow
+    return X
+
+
+def _on_buffers(X, data, indices, indptr):
+    """CSR X (a scipy matrix or Rows) on these buffers instead of its own."""
+    if isinstance(X, sp.Rows):
+        return X._replace(data=data, indices=indices, indptr=indptr)
+    X = type(X)((data, indices, indptr), shape=X.shape, copy=False)
+    X.indices, X.indptr = indices, indptr  # the constructor may downcast the index dtype
     return X
 
 

@@ -12,9 +12,9 @@ active.
 """
 
 import numpy as np
-import scipy.sparse as sp
 
 from nbfast import _compat
+from nbfast import _sparse as sp
 from nbfast._validation import check_is_fitted
 from nbfast.merge import merge
 from nbfast.naive_bayes._base import _BaseNB, unique_classes

@@ -1,7 +1,8 @@
 """Seeded synthetic corpora for tests, the demo and the benchmarks: word counts, or raw text."""
 
 import numpy as np
-import scipy.sparse as sp
+
+from nbfast import _sparse as sp
 
 __all__ = ["make_documents", "make_text_documents"]
 

@@ -18,8 +18,8 @@ import numbers
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 
+from nbfast import _sparse as sp
 from nbfast._compat import pyplot
 from nbfast._validation import check_is_fitted
 

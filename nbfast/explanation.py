@@ -14,8 +14,8 @@ difference between two classes' is too:
 """
 
 import numpy as np
-import scipy.sparse as sp
 
+from nbfast import _sparse as sp
 from nbfast._kernels.scoring import Output
 from nbfast._validation import check_is_fitted
 from nbfast.naive_bayes._base import _BaseNB

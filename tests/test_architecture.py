@@ -17,7 +17,7 @@ PACKAGE = Path(nbfast.__file__).parent
 
 #: From the bottom up: each entry is a layer, a tuple of module prefixes.
 LAYERS = (
-    ("nbfast._version", "nbfast._compat", "nbfast._kernels"),
+    ("nbfast._version", "nbfast._compat", "nbfast._sparse", "nbfast._kernels"),
     ("nbfast._validation",),
     ("nbfast.naive_bayes", "nbfast.text", "nbfast.datasets"),
     ("nbfast.decision", "nbfast.linear", "nbfast.merge", "nbfast.interop", "nbfast._patch", "nbfast.calibration",

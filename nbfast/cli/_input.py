@@ -227,6 +227,12 @@ def model_input(block, model, n_features):
     return X if takes_sparse(model) else X.toarray()
 
 
+def scoring_input(block, model, n_features):
+    """The block as input to the model's predictions: its CSR buffers as they are (no scipy matrix) for a
+    model that scores them so (``_scores_rows``), else :func:`model_input`."""
+    return block.rows(n_features) if model._scores_rows else model_input(block, model, n_features)
+
+
 def input_bytes(paths):
     """Total size of uncompressed inputs (None when one is compressed: the total is unknown)."""
     if any(str(p).endswith((".gz", ".bz2", ".npz")) for p in paths):

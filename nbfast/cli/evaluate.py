@@ -21,8 +21,8 @@ from nbfast.cli._input import (
     integral_labels,
     labels_of,
     load_model,
-    model_input,
     read_blocks,
+    scoring_input,
 )
 from nbfast.evaluation import EvaluationCounts
 
@@ -64,7 +64,7 @@ def run(args):
     try:
         for block in read_blocks(args, progress, vectorizer=vectorizer):
             y = integral_labels(labels_of(block, "evaluate on"))
-            X = model_input(block, model, model.n_features_in_)
+            X = scoring_input(block, model, model.n_features_in_)
             with blamed_on(block):
                 counts.update(X, y)
     except BaseException:

@@ -21,8 +21,8 @@ import sys
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 
+from nbfast import _sparse as sp
 from nbfast.cli._errors import CommandError, document_frequency, non_negative_float, positive_int
 from nbfast.cli._input import (
     Progress,

@@ -105,11 +105,13 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     _linear = False
     #: Count models refuse negative values in X.
     _non_negative = False
+    #: Whether predictions take nbfast's CSR buffers (``_sparse.Rows``) as they are: X checked by this class's
+    #: ``_check_X``, scored by the linear kernel alone (the command line gives the others a scipy matrix).
+    _scores_rows = False
     #: Names of the fitted sufficient statistics that partial_fit keeps adding to.
     _stat_names = ()
-    #: Attributes that fully determine a fitted model, in an order in which
-    #: setting them (``setattr``) rebuilds a working model: persistence, interop
-    #: with scikit-learn and merging restore models through these.
+    #: Attributes that fully determine a fitted model, in an order in which setting them (``setattr``) rebuilds a
+    #: working model: persistence, interop with scikit-learn and merging restore models through these.
     #: ``feature_names_in_`` is handled separately (it is optional).
     _fitted_attributes = ("classes_", "n_features_in_")
     #: The same for a model in compact form (see :meth:`_saved_attributes`), or empty when the
@@ -365,9 +367,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         return classes[class_index]
 
     def _predict_index(self, X):
-        """(``classes_``, the index in it of each sample's most probable class): :meth:`predict` before the
-        labels are gathered, for callers that map each class to something of their own once (the command
-        line's CSV fields)."""
+        """(``classes_``, each sample's most probable class as an index in it): :meth:`predict` before the labels
+        are gathered, for callers that map each class to something once (the command line's CSV fields)."""
         X = self._predict_input(X)
         classes = self.classes_  # read once, before scoring: a refit in another thread may replace it
         class_index = self._score(X, Output.ARGMAX)

@@ -4,8 +4,8 @@ consecutive columns, its categories then one "unseen" slot."""
 from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 
+from nbfast import _sparse as sp
 from nbfast._kernels.compact import pointer_array
 from nbfast.naive_bayes._statistics import SparseCounts
 

@@ -9,8 +9,8 @@ from compact counts, the bias) and inherits the rest from
 from numbers import Real
 
 import numpy as np
-import scipy.sparse as sp
 
+from nbfast import _sparse as sp
 from nbfast._kernels import tables
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
@@ -82,6 +82,8 @@ class MultinomialNB(_CountNB):
     >>> print(clf.predict(X[2:3]))
     [3]
     """
+
+    _scores_rows = True  # scored by the linear kernel alone
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None):
         super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior, force_alpha=force_alpha)
@@ -385,6 +387,7 @@ class ComplementNB(_CountNB):
     _parameter_constraints = declare({**_BaseDiscreteNB._parameter_constraints, "norm": ["boolean"]})
     #: ``feature_all_`` as assigned; None: derived from the counts.
     _feature_all = None
+    _scores_rows = True  # scored by the linear kernel alone
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None, norm=False):
         super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior, force_alpha=force_alpha)

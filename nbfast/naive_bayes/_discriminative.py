@@ -35,9 +35,9 @@ import numbers
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 
 from nbfast import _compat
+from nbfast import _sparse as sp
 from nbfast._kernels import discriminative
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import _feature_names, check_sample_weight, check_X, check_y

@@ -13,8 +13,8 @@ formula.
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 
+from nbfast import _sparse as sp
 from nbfast._kernels import gaussian as _kernels
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads

@@ -12,9 +12,9 @@ import copy
 import numbers
 
 import numpy as np
-import scipy.sparse as sp
 
 from nbfast import _compat
+from nbfast import _sparse as sp
 from nbfast._compat import _BaseComposition, clone
 from nbfast._validation import (
     MISSING,

@@ -4,8 +4,8 @@ missing values as columns, and the per-feature terms of explanations."""
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 
+from nbfast import _sparse as sp
 from nbfast._kernels.explain import pair_terms_csr
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads

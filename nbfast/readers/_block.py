@@ -9,8 +9,8 @@ import threading
 import zlib
 
 import numpy as np
-import scipy.sparse as sp
 
+from nbfast import _sparse as sp
 from nbfast._kernels.threads import effective_n_threads, limit_this_thread
 
 
@@ -53,6 +53,12 @@ class Block:
 
     def to_csr(self, n_features):
         """The rows as a (n_rows, n_features) CSR array; an index beyond ``n_features`` raises ValueError."""
+        rows = self.rows(n_features)
+        return sp.csr_array(rows[:3], shape=rows.shape, copy=False)
+
+    def rows(self, n_features):
+        """The rows as (n_rows, n_features) :class:`nbfast._sparse.Rows`, no scipy matrix made; an index beyond
+        ``n_features`` raises ValueError."""
         if self.max_index() >= n_features:
             position = int(np.argmax(self.indices >= n_features))
             row = int(np.searchsorted(self.indptr, position, side="right")) - 1
@@ -60,7 +66,7 @@ class Block:
                 f"{self.path} {self.unit} {self.row_numbers[row]}: feature index {self.indices[position] + self.base} "
                 f"is beyond the model's {n_features} features"
             )
-        return sp.csr_array((self.data, self.indices, self.indptr), shape=(self.n_rows, n_features), copy=False)
+        return sp.Rows(self.data, self.indices, self.indptr, (self.n_rows, n_features))
 
 
 def open_input(path):

@@ -6,8 +6,8 @@ import zipfile
 import zlib
 
 import numpy as np
-import scipy.sparse as sp
 
+from nbfast import _sparse as sp
 from nbfast.readers._block import Block
 
 #: What each member may hold: (dtype kinds, what the message calls them).

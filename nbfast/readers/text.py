@@ -8,7 +8,7 @@ Three layouts, one record per line (UTF-8, optionally ``.gz`` or ``.bz2``):
 
 Each reader yields :class:`nbfast.readers.Block` s of at most ``chunk_size`` lines,
 one row per line (an empty document is a row of zeros, so output rows match
-input lines), vectorized by the given :class:`nbfast.text.HashingVectorizer`.
+input lines), vectorized by the given vectorizer.
 Without a vectorizer the rows are empty: the label scan of ``nbfast train``
 needs the labels only.  A UTF-8 byte order mark and the spaces around a label
 are dropped.  A malformed line raises ValueError naming the file and line.
@@ -17,13 +17,15 @@ are dropped.  A malformed line raises ValueError naming the file and line.
 import json
 
 import numpy as np
-import scipy.sparse as sp
 
+from nbfast import _sparse as sp
 from nbfast._kernels import lines as _lines
 from nbfast.readers._block import Block, line_chunks, ordered_map, quote_line
+from nbfast.text import VECTORIZERS
 from nbfast.text._lines import TextLines
 
 TEXT_FORMATS = ("lines", "tsv", "jsonl")
+_NBFAST_VECTORIZERS = frozenset(VECTORIZERS.values())
 #: Numbers are exact in float64 up to this magnitude: a numeric label beyond could merge with another.
 _EXACT_INTEGERS = 2**53
 
@@ -131,6 +133,14 @@ def _check_label_kinds(labels, labels_are_text):
     return labels_are_text
 
 
+def _vectorized(vectorizer, documents):
+    """The documents' CSR rows: an nbfast vectorizer's buffers as its kernels made them (no scipy matrix, so
+    reading needs no scipy.sparse), another vectorizer's ``transform`` (a subclass's own included)."""
+    if type(vectorizer) in _NBFAST_VECTORIZERS:
+        return vectorizer._transform_rows(documents)
+    return sp.csr_matrix(vectorizer.transform(documents))
+
+
 def iter_text(path, chunk_size, text_format, *, vectorizer=None, fields=("label", "text"), header=False):
     """Yield :class:`nbfast.readers.Block` s of at most ``chunk_size`` lines of a text file.
 
@@ -141,8 +151,9 @@ def iter_text(path, chunk_size, text_format, *, vectorizer=None, fields=("label"
         Lines per block.
     text_format : {"lines", "tsv", "jsonl"}
         The layout (see the module docstring).
-    vectorizer : nbfast.text.HashingVectorizer, default=None
-        Turns each block's documents into CSR rows; None gives empty rows.
+    vectorizer : fitted vectorizer, default=None
+        Turns each block's documents into CSR rows (an :mod:`nbfast.text` vectorizer, or any with
+        ``transform``); None gives empty rows.
     fields : (str or None, str), default=("label", "text")
         JSONL field names of the label (None: no labels read) and of the document.
     header : bool, default=False
@@ -158,9 +169,9 @@ def iter_text(path, chunk_size, text_format, *, vectorizer=None, fields=("label"
         except _LineError as exc:
             raise exc.in_file(path, first_line, lines) from None
         if vectorizer is None:
-            X = sp.csr_matrix((len(documents), 1))
+            X = sp.Rows(np.zeros(0), np.zeros(0, np.int32), np.zeros(len(documents) + 1, np.int32), (len(documents), 1))
         else:
-            X = sp.csr_matrix(vectorizer.transform(documents))
+            X = _vectorized(vectorizer, documents)
         return first_line, lines, documents, labels, X
 
     labels_are_text = None

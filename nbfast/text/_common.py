@@ -9,9 +9,9 @@ from numbers import Integral
 from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 
 from nbfast import _compat
+from nbfast import _sparse as sp
 from nbfast._kernels import tokens as _tokens
 from nbfast._kernels.threads import effective_n_threads
 from nbfast.text._lines import DocumentBlocks, TextLines
@@ -305,21 +305,14 @@ def _lowercase_table():
 
 
 # ----------------------------------------------------------------------------- CSR
-def index_dtype_for(nnz):
-    """scipy's choice of index dtype for ``nnz`` stored entries."""
-    return np.int32 if nnz <= INT32_MAX else np.int64
+def index_dtype_for(nnz, n_columns=0):
+    """scipy's choice of index dtype for a CSR matrix of ``nnz`` stored entries and ``n_columns`` columns."""
+    return np.int32 if max(nnz, n_columns) <= INT32_MAX else np.int64
 
 
 def stack_rows(parts):
     """Concatenate CSR batches row-wise (scipy keeps int32 indices while they fit, as the kernels do)."""
     return parts[0] if len(parts) == 1 else sp.vstack(parts, format="csr")
-
-
-def csr(data, indices, indptr, shape):
-    """A csr_matrix of these buffers, as they are (scipy's constructor may downcast the index dtype)."""
-    X = sp.csr_matrix((data, indices, indptr), shape=shape, copy=False)
-    X.indices, X.indptr = indices, indptr
-    return X
 
 
 def as_configured_sparse(X):

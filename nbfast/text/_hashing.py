@@ -11,8 +11,8 @@ each batch, so its results are identical by construction; it needs scikit-learn.
 """
 
 import numpy as np
-import scipy.sparse as sp
 
+from nbfast import _sparse as sp
 from nbfast._compat import BaseEstimator
 from nbfast._kernels import hashing as _hashing
 from nbfast.text import _common
@@ -208,16 +208,22 @@ class HashingVectorizer(AnalysisMixin, BaseEstimator):
             CSR matrix of dtype ``dtype`` (float64 when a normalized integer dtype was
             asked for, as scikit-learn does), indices sorted, as scikit-learn returns it.
         """
+        return _common.as_configured_sparse(sp.as_csr(self._transform_rows(X)))
+
+    def _transform_rows(self, X):
+        """What :meth:`transform` returns, as the kernels made it (:class:`nbfast._sparse.Rows`, when the
+        documents fit in one batch) or as a csr_matrix: the streaming readers keep its buffers."""
         _common.check_not_string(X)
         self._validate_params()
         twin = None if self._is_native() else self._sklearn_twin()
-        batch = self._native_batch if twin is None else twin.transform
-        parts = [sp.csr_matrix(batch(chunk)) for chunk in _common.batches(X, self.batch_size)]
-        if twin is not None:
+        if twin is None:
+            parts = [self._native_batch(chunk) for chunk in _common.batches(X, self.batch_size)]
+        else:
+            parts = [sp.csr_matrix(twin.transform(chunk)) for chunk in _common.batches(X, self.batch_size)]
             self._keep_stop_words_check(twin)
         if not parts:
             raise ValueError("Cannot vectorize empty sequence.")
-        return _common.as_configured_sparse(_common.stack_rows(parts))
+        return parts[0] if len(parts) == 1 else _common.stack_rows([sp.as_csr(part) for part in parts])
 
     def fit_transform(self, X, y=None):
         """Validate the parameters and transform X (see :meth:`transform`).
@@ -246,7 +252,7 @@ class HashingVectorizer(AnalysisMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ kernels
     def _native_batch(self, documents):
-        """CSR rows of a list of documents, computed by the nbfast kernels."""
+        """The CSR :class:`nbfast._sparse.Rows` of a list of documents, computed by the nbfast kernels."""
         batch = _common.prepare_documents(documents, self.lowercase, self.encoding, self.decode_error)
         n_documents = len(batch.documents)
         raw_ptr = batch.feature_slots(self.ngram_range)
@@ -256,7 +262,7 @@ class HashingVectorizer(AnalysisMixin, BaseEstimator):
         _hashing.hash_documents(
             batch.views, min_n, max_n, self.n_features, bool(self.alternate_sign), raw_ptr, raw, nnz, batch.n_threads
         )
-        index_dtype = _common.index_dtype_for(nnz.sum())
+        index_dtype = _common.index_dtype_for(nnz.sum(), self.n_features)
         indptr = np.zeros(n_documents + 1, dtype=index_dtype)
         np.cumsum(nnz, out=indptr[1:])
         indices = np.empty(indptr[-1], dtype=index_dtype)
@@ -264,4 +270,4 @@ class HashingVectorizer(AnalysisMixin, BaseEstimator):
         _hashing.fill_csr(
             raw, raw_ptr, indptr, indices, data, bool(self.binary), _common.NORM_CODES[self.norm], batch.n_threads
         )
-        return sp.csr_matrix((data, indices, indptr), shape=(n_documents, self.n_features), copy=False)
+        return sp.Rows(data, indices, indptr, (n_documents, self.n_features))

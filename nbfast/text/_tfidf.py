@@ -11,9 +11,9 @@ TfidfTransformer.
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 
 from nbfast import _compat
+from nbfast import _sparse as sp
 from nbfast._compat import BaseEstimator
 from nbfast._kernels import tfidf as _tfidf
 from nbfast._kernels.threads import effective_n_threads
@@ -382,7 +382,8 @@ def _float_dtype(dtype):
 
 
 def _as_float(X):
-    """Sparse counts as float32/float64 (float64 for any other dtype), as scikit-learn's TfidfTransformer
-    converts them: with scipy's astype, which also sorts the indices of each row."""
+    """Sparse counts (a scipy matrix, or the kernels' canonical Rows) as float32/float64 (float64 for any other
+    dtype), as scikit-learn's TfidfTransformer converts them: with scipy's astype, which also sorts the indices
+    of each row."""
     dtype = _float_dtype(X.dtype)
     return X.astype(dtype) if X.dtype != dtype else X

@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 
 from nbfast import _compat
+from nbfast import _sparse as sp
 from nbfast._compat import BaseEstimator
 from nbfast._kernels import vocabulary as _vocabulary
 from nbfast._kernels.threads import effective_n_threads
@@ -331,7 +331,12 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
         X : sparse matrix of shape (n_samples, n_features)
             Counts of dtype ``dtype`` (tf-idf weights for TfidfVectorizer), indices sorted.
         """
-        return _common.as_configured_sparse(self._finish(self._transform_counts(raw_documents)))
+        return _common.as_configured_sparse(sp.as_csr(self._transform_rows(raw_documents)))
+
+    def _transform_rows(self, raw_documents):
+        """What :meth:`transform` returns, as the kernels made it (:class:`nbfast._sparse.Rows`) or as
+        scikit-learn did (a csr_matrix): the streaming readers keep its buffers."""
+        return self._finish(self._transform_counts(raw_documents))
 
     # ------------------------------------------------------------------ what TfidfVectorizer overrides
     def _fit_documents(self, raw_documents, want_matrix):
@@ -339,11 +344,11 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
         return self._fit(raw_documents, want_matrix)[0]
 
     def _finish(self, X):
-        """The output made of counts X (csr_matrix)."""
+        """The output made of counts X (Rows or csr_matrix)."""
         return X
 
     def _transform_counts(self, raw_documents):
-        """Counts of the documents over the vocabulary (csr_matrix)."""
+        """Counts of the documents over the vocabulary: Rows from the kernels, a csr_matrix from scikit-learn."""
         _common.check_not_string(raw_documents)
         self._validate_params()
         self._check_vocabulary()
@@ -352,7 +357,7 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
             X = sp.csr_matrix(counter.transform(raw_documents))
             self._keep_stop_words_check(counter)
             return X
-        return self._native_transform(raw_documents)
+        return self._native_rows(raw_documents)
 
     def inverse_transform(self, X):
         """Return the terms of each document with nonzero entries in X (scikit-learn's method).
@@ -463,7 +468,7 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
                     "Upper case characters found in vocabulary while 'lowercase' is True. These entries will "
                     "not be matched with any documents"
                 )
-            return self._native_transform(raw_documents), None
+            return sp.as_csr(self._native_rows(raw_documents)), None
         self.__dict__.pop("vocabulary_", None)
         self.__dict__.pop("_terms", None)
         return self._native_fit(raw_documents, want_matrix)
@@ -506,7 +511,7 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
         kept_df = df[kept]
         del order, mask, df, kept
         builder.drop_statistics()
-        X = self._rows_to_csr(builder, new_index, n_kept) if want_matrix else None
+        X = sp.as_csr(self._counted_rows(builder, new_index, n_kept)) if want_matrix else None
         # vocabulary_ keeps scikit-learn's insertion order (first occurrence)
         first_seen = np.flatnonzero(new_index >= 0)
         self.fixed_vocabulary_ = False
@@ -529,10 +534,11 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
             return sums[order].astype(sum_dtype)
         rank = np.empty(len(order), dtype=np.int64)
         rank[order] = np.arange(len(order))
-        return np.asarray(self._rows_to_csr(builder, rank, len(order), keep_parts=True).sum(axis=0)).ravel()
+        counts = sp.as_csr(self._counted_rows(builder, rank, len(order), keep_parts=True))
+        return np.asarray(counts.sum(axis=0)).ravel()
 
-    def _rows_to_csr(self, counter, new_index, n_features, keep_parts=False):
-        """The counted rows as one CSR matrix of dtype ``dtype``, entries in their order: term k as column
+    def _counted_rows(self, counter, new_index, n_features, keep_parts=False):
+        """The counted rows as the CSR :class:`nbfast._sparse.Rows` of dtype ``dtype``, entries in their order: term k as column
         new_index[k] (dropped when < 0), or as column k when new_index is None.  Frees the rows unless
         ``keep_parts``."""
         rows = _vocabulary.AllRows(counter)  # holds the rows until the matrix is written
@@ -556,7 +562,7 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
         data = np.empty(indptr[-1], dtype=kernel_dtype)
         rows.emit(new_index, indptr, indices, data, bool(self.binary), n_threads)
         del rows
-        return _common.csr(data.astype(dtype, copy=False), indices, indptr, (counter.n_documents, n_features))
+        return sp.Rows(data.astype(dtype, copy=False), indices, indptr, (counter.n_documents, n_features))
 
     # ------------------------------------------------------------------ transforming
     def _vocabulary_terms(self):
@@ -582,7 +588,7 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
         self._terms = (vocabulary, n_features, term_set)
         return term_set
 
-    def _native_transform(self, raw_documents):
+    def _native_rows(self, raw_documents):
         counter = _vocabulary.FixedCounter(self._vocabulary_terms())
         stop = self._stop_terms()
         for chunk in _common.batches(raw_documents, self.batch_size):
@@ -590,7 +596,7 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
             min_n, max_n = batch.ngram_bounds(self.ngram_range)
             counter.count(batch.views, min_n, max_n, stop, batch.feature_slots(self.ngram_range), batch.n_threads)
         unbuilt = self._unbuilt()
-        return self._rows_to_csr(counter, None, len(self.vocabulary_) if unbuilt is None else len(unbuilt[0]))
+        return self._counted_rows(counter, None, len(self.vocabulary_) if unbuilt is None else len(unbuilt[0]))
 
 
 def _encode(term):

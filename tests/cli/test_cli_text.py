@@ -397,6 +397,26 @@ def test_predict_reads_the_input_while_the_model_loads(tmp_path, capsys, corpus,
     np.testing.assert_array_equal(read_csv(tmp_path / "o.csv")[1], expected)
 
 
+@pytest.mark.parametrize("model", ["multinomial", "complement"])
+def test_predicting_text_imports_no_scipy_sparse(tmp_path, capsys, corpus, model):
+    """The vectorizer's rows are scored as they are: no scipy matrix, so scipy.sparse (whose import costs
+    more than all of nbfast's) is never imported."""
+    documents, labels = corpus
+    data = write_tsv(tmp_path / "train.tsv", documents, labels)
+    assert run_cli(capsys, "train", data, "-o", tmp_path / "m", "--vectorizer", "tfidf", "--model", model)[0] == 0
+    lines = write_lines(tmp_path / "new.txt", documents)
+    code = ("import sys\n"
+            "from nbfast.cli import main\n"
+            f"assert main(['predict', {str(tmp_path / 'm')!r}, {str(lines)!r}, '--proba', "
+            f"'-o', {str(tmp_path / 'o.csv')!r}]) == 0\n"
+            "assert 'scipy.sparse' not in sys.modules, 'scipy.sparse was imported'\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+    fitted, X = nbfast.load(tmp_path / "m"), persist.load_vectorizer(tmp_path / "m").transform(documents)
+    _, predicted, proba = read_csv(tmp_path / "o.csv")
+    np.testing.assert_array_equal(predicted, fitted.predict(X))
+    np.testing.assert_array_equal(proba, fitted.predict_proba(X))
+
+
 def test_predict_reads_the_header_and_starts_without_the_estimators(tmp_path, capsys, corpus):
     """The estimators load with the model's arrays, while the input is read: not at start-up."""
     documents, labels = corpus

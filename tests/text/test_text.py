@@ -344,3 +344,28 @@ def test_stateless_estimator_api():
     assert vectorizer.partial_fit(CORPUS) is vectorizer
     assert_same_matrix(vectorizer.fit_transform(CORPUS), clone.transform(CORPUS))
     assert not hasattr(vectorizer, "n_features_in_")
+
+
+@pytest.mark.parametrize(
+    "vectorizer,made_by_the_kernels",
+    [
+        (HashingVectorizer(n_features=2**10), True),
+        (HashingVectorizer(n_features=2**10, batch_size=3), False),  # batches stacked by scipy
+        (nbfast.text.CountVectorizer(), True),
+        (nbfast.text.TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True), True),
+        (nbfast.text.CountVectorizer(batch_size=2, dtype=np.float32), True),
+        (nbfast.text.CountVectorizer(analyzer=lambda doc: doc.split()), False),  # scikit-learn's counting
+    ],
+    ids=repr,
+)
+def test_rows_for_the_readers_are_what_transform_returns(vectorizer, made_by_the_kernels):
+    """The streaming readers take a vectorizer's rows without a scipy matrix: the same buffers as ``transform``'s."""
+    if not isinstance(vectorizer, HashingVectorizer):
+        vectorizer.fit(CORPUS)
+    expected = vectorizer.transform(CORPUS)
+    rows = vectorizer._transform_rows(CORPUS)
+    assert rows.shape == expected.shape
+    for name in ("data", "indices", "indptr"):
+        np.testing.assert_array_equal(getattr(rows, name), getattr(expected, name))
+        assert getattr(rows, name).dtype == getattr(expected, name).dtype
+    assert isinstance(rows, nbfast._sparse.Rows) == made_by_the_kernels
