@@ -37,10 +37,23 @@ def test_scipy_sparse_is_imported_only_when_a_name_of_it_is_used():
 
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
-@pytest.mark.parametrize("estimator", [nbfast.MultinomialNB, nbfast.ComplementNB])
-def test_models_scoring_rows_give_what_they_give_on_a_scipy_matrix(estimator, dtype, index_dtype):
-    X, y = make_documents(300, 40, 3, random_state=0)
-    model = estimator().fit(X, y)
+@pytest.mark.parametrize(
+    "make,compact",
+    [
+        (nbfast.MultinomialNB, False),
+        (nbfast.ComplementNB, False),
+        (lambda: nbfast.MultinomialNB(alpha=0.1, fit_prior=False), False),
+        (lambda: nbfast.ComplementNB(norm=True), False),
+        (nbfast.MultinomialNB, True),
+        (nbfast.ComplementNB, True),
+    ],
+)
+def test_models_scoring_rows_give_what_they_give_on_a_scipy_matrix(make, compact, dtype, index_dtype):
+    # a large vocabulary with few counts makes a compact model
+    X, y = make_documents(200, 2**14, 4, mean_length=10, random_state=3) if compact else make_documents(
+        300, 40, 3, random_state=0)
+    model = make().fit(X, y)
+    assert model._scores_rows and model._is_compact() == compact
     rows = _rows(X, index_dtype, dtype)
     expected_X = sp.csr_array(X.astype(dtype))
     np.testing.assert_array_equal(model.predict(rows), model.predict(expected_X))
