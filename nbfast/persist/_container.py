@@ -33,7 +33,10 @@ MAGIC = b"\x89NBFAST\n"
 _FORMAT_NAME = "nbfast-model"
 _PREAMBLE = struct.Struct("<8sQ32s")  # magic, header length, sha256 of the header
 _ALIGN = 64
-_READ_CHUNK = 1 << 20
+#: Bytes of the arrays read, then hashed, at a time.  Both release the GIL, which the loading thread takes back
+#: after each: the command line loads a model while other threads decode and tokenize, and each take-back may
+#: wait for one of them, so chunks are large.
+_READ_CHUNK = 16 << 20
 #: The largest header a reader parses: JSON takes several times its size in memory.  (About 180 bytes a feature
 #: for CategoricalNB, which lists one array per feature: some 350,000 features.)
 MAX_HEADER_NBYTES = 64 << 20
@@ -234,7 +237,7 @@ def _check_array_entry(entry, data_nbytes):
 def _read_data(f, data_start, nbytes, mmap):
     """The data section as a uint8 array (memory-mapped read-only, or read into memory) and its sha256.
 
-    When reading, each chunk is hashed as it arrives, while it is still in cache.
+    When reading, each chunk (:data:`_READ_CHUNK`) is hashed as it arrives.
     """
     digest = hashlib.sha256()
     if nbytes == 0:
