@@ -3,8 +3,9 @@
 Importing scipy.sparse takes longer than importing numpy and all of nbfast (scipy's array-API layer imports
 numpy.f2py, numpy.testing and numpy.ma with it).  Modules take it as ``from nbfast import _sparse as sp``,
 which imports it on the first use of a name other than those defined here.  The vectorizers' kernels make
-:class:`Rows`, which the streaming readers keep and the linear models score without a scipy matrix: scoring
-raw text from the command line never imports scipy.sparse.
+:class:`Rows`, which the streaming readers keep and the models that declare ``_scores_rows`` (MultinomialNB,
+ComplementNB) score without a scipy matrix: the command line scores raw text with them without importing
+scipy.sparse.
 """
 
 import sys
