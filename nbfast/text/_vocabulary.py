@@ -538,9 +538,9 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
         return np.asarray(counts.sum(axis=0)).ravel()
 
     def _counted_rows(self, counter, new_index, n_features, keep_parts=False):
-        """The counted rows as the CSR :class:`nbfast._sparse.Rows` of dtype ``dtype``, entries in their order: term k as column
-        new_index[k] (dropped when < 0), or as column k when new_index is None.  Frees the rows unless
-        ``keep_parts``."""
+        """The counted rows as CSR :class:`nbfast._sparse.Rows` of dtype ``dtype``, entries in their order:
+        term k as column new_index[k] (dropped when < 0), or as column k when new_index is None.  Frees the
+        rows unless ``keep_parts``."""
         rows = _vocabulary.AllRows(counter)  # holds the rows until the matrix is written
         nnz = sum(part_rows.shape[0] for _, part_rows in counter.parts)
         n_threads = effective_n_threads(nnz)
