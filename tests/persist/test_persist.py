@@ -425,6 +425,7 @@ BAD_FILES = {
     ),
     "wrong-count-shape": (lambda raw: _inconsistent(feature_count_=lambda v: v[:, :3]), "feature_count_ has shape"),
     "unsorted-classes": (lambda raw: _inconsistent(classes_=lambda v: v[::-1].copy()), "sorted, unique"),
+    "repeated-class": (lambda raw: _inconsistent(classes_=lambda v: v[[0, 0, 2]].copy()), "sorted, unique"),
     "invalid-code-point": (
         lambda raw: _with_data(raw, lambda d: d.__setitem__(slice(0, 4), b"\xff" * 4)),  # classes_ comes first
         "beyond the Unicode range",
