@@ -86,6 +86,28 @@ def _header_integer(text):
     return value
 
 
+def _all_finite(header):
+    """Whether every float of a parsed header is finite (``json`` reads 1e400 as infinity): the floats are read
+    by json's own parser, and only a header holding an infinite one is read again with :func:`_header_float`.
+    The walk keeps its own stack: a header nested deeply is refused later, by its decoder."""
+    stack = [header]
+    while stack:
+        value = stack.pop()
+        if type(value) is float and not math.isfinite(value):
+            return False
+        if type(value) is dict:
+            value = list(value.values())
+        elif type(value) is not list:
+            continue
+        kinds = set(map(type, value))
+        if kinds == {float}:  # a table of floats (idf weights, say)
+            if not all(map(math.isfinite, value)):
+                return False
+        elif not kinds.isdisjoint({float, list, dict}):
+            stack.extend(value)
+    return True
+
+
 def _header_float(text):
     """``json.loads``'s floats, refused when not finite (1e400 reads as infinity)."""
     value = float(text)
@@ -163,8 +185,10 @@ def _read_header(f):
     if (raw.count(b"{") + raw.count(b"[")) * _MIN_BYTES_PER_CONTAINER > max(header_nbytes, 1 << 16):
         raise ModelFormatError("invalid header: far more JSON objects and lists than a model description holds.")
     try:
-        header = json.loads(raw.decode("utf-8"), parse_int=_header_integer, parse_float=_header_float,
-                            parse_constant=_header_constant)
+        text = raw.decode("utf-8")
+        header = json.loads(text, parse_int=_header_integer, parse_constant=_header_constant)
+        if not _all_finite(header):  # raises naming the number
+            json.loads(text, parse_int=_header_integer, parse_float=_header_float, parse_constant=_header_constant)
     except ModelFormatError:
         raise
     except (ValueError, RecursionError) as exc:

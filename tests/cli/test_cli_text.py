@@ -14,7 +14,7 @@ from support.crafting import _layout, _raw_header, _with_header
 import nbfast
 from nbfast import persist
 from nbfast.cli import main
-from nbfast.text import HashingVectorizer
+from nbfast.text import HashingVectorizer, TfidfVectorizer
 
 make_pipeline = pytest.importorskip("sklearn.pipeline").make_pipeline
 
@@ -353,6 +353,23 @@ def test_deeply_nested_vectorizer_entry_is_a_model_format_error(tmp_path, depth,
     text = json.dumps(header).replace('"DEEP"', "[" * depth + "]" * depth)
     (tmp_path / "bad").write_bytes(_raw_header(raw, text) + raw[data_start:])
     with pytest.raises(persist.ModelFormatError, match=message):
+        persist.load_vectorizer(tmp_path / "bad")
+
+
+@pytest.mark.parametrize("place", [
+    lambda header: header["vectorizer"]["idf"].__setitem__(2, "MARK"),  # in a table of floats
+    lambda header: header["vectorizer"]["params"].update(stop_words=[["x", {"k": [0.5, 2, "MARK"]}]]),
+])
+def test_infinite_number_in_a_vectorizer_entry_is_a_model_format_error(tmp_path, place):
+    """json reads 1e400 as infinity: a header holding one, in a table of floats or deep in lists, is refused."""
+    vectorizer = TfidfVectorizer().fit(["aa bb", "cc dd", "aa dd"])
+    model = nbfast.MultinomialNB().fit(vectorizer.transform(["aa bb", "cc dd"]), [0, 1])
+    nbfast.save(model, tmp_path / "m", vectorizer=vectorizer)
+    raw = (tmp_path / "m").read_bytes()
+    header, _, _, data_start = _layout(raw)
+    place(header)
+    (tmp_path / "bad").write_bytes(_raw_header(raw, json.dumps(header).replace('"MARK"', "1e400")) + raw[data_start:])
+    with pytest.raises(persist.ModelFormatError, match="the number 1e400 is not a finite float64"):
         persist.load_vectorizer(tmp_path / "bad")
 
 
