@@ -27,8 +27,9 @@ import numpy as np
 
 cdef extern from "Python.h":
     int PyUnicode_READY(object o) except -1
-    # a lookup in the interpreter's static Unicode tables: needs no GIL
+    # lookups in the interpreter's static Unicode tables: they need no GIL
     bint Py_UNICODE_ISALNUM(Py_UCS4 ch) nogil
+    Py_UCS4 Py_UNICODE_TOLOWER(Py_UCS4 ch) nogil
 
 cdef enum:
     MAX_CODE_POINT = 0x110000
@@ -75,6 +76,22 @@ def word_char_table():
     """Return a copy of the word-character bitmap as uint8 (bit c % 8 of byte c // 8 is code point c)."""
     ensure_word_chars()
     return np.asarray(<uint8_t[:WORD_CHARS_BYTES]> WORD_CHARS).copy()
+
+
+def lowercased_code_points():
+    """The code points beyond ASCII whose simple lowercase (``Py_UNICODE_TOLOWER``: one code point) is another,
+    in order (uint32).  They are the code points ``str.lower`` changes: a code point lowering to several begins
+    its lowercase with another, in every Unicode version so far (tests check it for the interpreter)."""
+    found = np.empty(MAX_CODE_POINT, dtype=np.uint32)  # pages untouched beyond the few thousand found
+    cdef uint32_t[::1] out = found
+    cdef Py_ssize_t n = 0
+    cdef uint32_t c
+    with nogil:
+        for c in range(0x80, MAX_CODE_POINT):
+            if Py_UNICODE_TOLOWER(<Py_UCS4> c) != c:
+                out[n] = c
+                n += 1
+    return found[:n].copy()
 
 
 cdef inline bint is_word(uint32_t c) noexcept nogil:

@@ -21,7 +21,6 @@ INT32_MAX = np.iinfo(np.int32).max
 MAX_CODE_POINT = 0x110000
 MIN_CODE_POINTS_PER_THREAD = 50_000
 EXPANSION = 0x80000000  # lowercase table entries pointing to a multi-code-point expansion
-CAPITAL_SIGMA = 0x3A3  # lowercased by context (final sigma)
 # scikit-learn's norm options as the codes of the kernels (the Norm enum of nbfast/_kernels/_rows.pxd).
 NORM_CODES = {None: 0, "l1": 1, "l2": 2}
 
@@ -267,27 +266,22 @@ def lowercase_table():
 def _lowercase_table():
     """The table :func:`lowercase_table` gives.
 
-    Built from ``str.lower`` itself, on one string holding every code point:
-    only U+03A3's lowercase depends on its neighbours (documents containing it
-    are lowercased by ``str.lower``; its entry is its lowercase alone), so each
-    code point lowers in place, except the few that lower to several code
-    points, found a block of 256 at a time and lowered one by one.
+    Built from ``str.lower`` itself, on each code point it changes (those whose
+    simple lowercase is another, found by a kernel without the GIL): only
+    U+03A3's lowercase depends on its neighbours (documents containing it are
+    lowercased by ``str.lower``; its entry is its lowercase alone).  The few that
+    lower to several code points point to ``expansions``.
     """
-    probe = np.arange(MAX_CODE_POINT, dtype=np.uint32)
-    probe[0xD800:0xE000] = ord(" ")  # surrogates: no case, and not encodable
-    probe[CAPITAL_SIGMA] = ord(" ")
-    text = probe.tobytes().decode("utf-32-le")
-    longer = {
-        start + offset: char.lower()
-        for start in range(0, MAX_CODE_POINT, 256) if len(text[start:start + 256].lower()) != 256
-        for offset, char in enumerate(text[start:start + 256]) if len(char.lower()) > 1
-    }
-    probe[list(longer)] = ord(" ")
-    lowered = np.frombuffer(probe.tobytes().decode("utf-32-le").lower().encode("utf-32-le"), dtype=np.uint32)
-    if lowered.shape[0] != MAX_CODE_POINT or any(len(mapped) > 3 for mapped in longer.values()):
+    value = np.zeros(MAX_CODE_POINT, dtype=np.uint32)
+    longer = {}
+    for c in _tokens.lowercased_code_points().tolist():
+        mapped = chr(c).lower()
+        if len(mapped) > 1:
+            longer[c] = mapped
+        else:
+            value[c] = ord(mapped)
+    if any(len(mapped) > 3 for mapped in longer.values()):
         raise RuntimeError("nbfast.text: unexpected result of str.lower while building the lowercase table")
-    value = np.where(lowered == probe, 0, lowered).astype(np.uint32)
-    value[CAPITAL_SIGMA] = ord(chr(CAPITAL_SIGMA).lower())
     expansions = np.zeros((len(longer) + 1, 4), dtype=np.uint32)
     max_utf8_bytes = 4
     for k, (c, mapped) in enumerate(sorted(longer.items())):
@@ -295,7 +289,6 @@ def _lowercase_table():
         expansions[k, 1 : 1 + len(mapped)] = [ord(m) for m in mapped]
         value[c] = EXPANSION | k
         max_utf8_bytes = max(max_utf8_bytes, len(mapped.encode("utf-8", "surrogatepass")))
-    value[:0x80] = 0  # ASCII is lowercased by the kernel directly
     blocks = value.reshape(-1, 256)
     used = np.flatnonzero(blocks.any(axis=1))
     stage1 = np.zeros(len(blocks), dtype=np.uint16)
