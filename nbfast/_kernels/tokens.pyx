@@ -144,15 +144,23 @@ cdef inline void end_run(Scan *scan) noexcept nogil:
     scan.run_length = 0
 
 
+cdef inline void track(Scan *scan, bint word) noexcept nogil:
+    """Extend the current run of word characters with the character at scan.pos, or close it, without a
+    branch: words and the spaces between them alternate every few characters, too often to predict.  The
+    span is always written, and counted as a token when a run of at least two ends (spans has room for one
+    more than the document's tokens)."""
+    cdef bint token_ends = not word and scan.run_length >= 2
+    scan.spans[2 * scan.n_tokens] = scan.run_start
+    scan.spans[2 * scan.n_tokens + 1] = scan.pos
+    scan.n_tokens += token_ends
+    scan.run_start = scan.run_start if scan.run_length > 0 else scan.pos
+    scan.run_length = scan.run_length + 1 if word else 0
+
+
 cdef inline void emit(Scan *scan, uint32_t c) noexcept nogil:
     """Append code point c: extend or close the current run of word characters, write UTF-8."""
     cdef uint8_t *o
-    if is_word(c):
-        if scan.run_length == 0:
-            scan.run_start = scan.pos
-        scan.run_length += 1
-    elif scan.run_length > 0:
-        end_run(scan)
+    track(scan, is_word(c))
     o = scan.out + scan.pos
     if c < 0x80:
         o[0] = <uint8_t> c
@@ -200,12 +208,7 @@ cdef Py_ssize_t scan_document(const code_unit *data, Py_ssize_t length, bint low
             # ASCII, most of most text: one table lookup, one byte
             if lower and 0x41 <= c <= 0x5A:  # A-Z
                 c += 0x20
-            if ASCII_WORD_CHARS[c]:
-                if scan.run_length == 0:
-                    scan.run_start = scan.pos
-                scan.run_length += 1
-            elif scan.run_length > 0:
-                end_run(&scan)
+            track(&scan, ASCII_WORD_CHARS[c])
             out[scan.pos] = <uint8_t> c
             scan.pos += 1
             continue
