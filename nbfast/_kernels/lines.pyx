@@ -1,12 +1,14 @@
-"""The lines of a block of text, found in its str buffer without making a str per line.
+"""The lines of a block of text, found in its bytes and in its str buffer without making a str per line.
 
+``line_ends`` counts the lines of a block of a file's bytes (where the block ends);
 ``split_lines`` finds each line of a decoded block (its document, and with
 ``tsv`` its label before the first tab, surrounding whitespace dropped as
 ``str.strip`` drops it); ``line_views`` describes the documents for the text
 kernels (see ``nbfast._kernels.tokens.document_views``) as spans of that one str.
 """
 from cpython.unicode cimport PyUnicode_DATA, PyUnicode_FindChar, PyUnicode_GET_LENGTH, PyUnicode_KIND
-from libc.stdint cimport int64_t, uint8_t, uint64_t, uintptr_t
+from libc.stdint cimport int64_t, uint8_t, uint16_t, uint64_t, uintptr_t
+from libc.string cimport memchr, memcpy
 
 cdef extern from "Python.h":
     int PyUnicode_READY(object o) except -1
@@ -28,6 +30,47 @@ cdef enum Problem:
 NO_TAB, EMPTY_LABEL = NO_TAB_FOUND, LABEL_EMPTY
 
 
+def line_ends(const uint8_t[::1] data, Py_ssize_t most):
+    """(the number of newlines in ``data``, at most ``most``; the offset just past the last of them, 0 when none)."""
+    cdef Py_ssize_t n = data.shape[0], count = 0, end = 0
+    cdef const uint8_t *start = &data[0] if n > 0 else NULL
+    cdef const uint8_t *found
+    with nogil:
+        while count < most and end < n:
+            found = <const uint8_t *> memchr(start + end, NEWLINE, n - end)
+            if found == NULL:
+                break
+            end = found - start + 1
+            count += 1
+    return count, end
+
+
+cdef inline bint has_unit(uint64_t word, uint64_t repeated) noexcept nogil:
+    """Whether one of the four 16-bit units of ``word`` is the unit ``repeated`` four times over."""
+    cdef uint64_t x = word ^ repeated
+    return ((x - 0x0001000100010001ULL) & ~x & 0x8000800080008000ULL) != 0
+
+
+cdef Py_ssize_t find_code_point(int kind, const void *data, Py_ssize_t i, Py_ssize_t end, Py_UCS4 c) noexcept nogil:
+    """The index of the first c (below U+10000) in code points i .. end - 1 of a str's buffer, or ``end``."""
+    cdef const uint8_t *found
+    cdef const uint16_t *units
+    cdef uint64_t word, repeated = 0x0001000100010001ULL * <uint64_t> c
+    if kind == 1:
+        found = <const uint8_t *> memchr(<const uint8_t *> data + i, c, end - i) if end > i and c < 0x100 else NULL
+        return found - <const uint8_t *> data if found != NULL else end
+    if kind == 2:  # four code units at a time: most of a line has no newline
+        units = <const uint16_t *> data
+        while i + 4 <= end:
+            memcpy(&word, units + i, 8)
+            if has_unit(word, repeated):
+                break
+            i += 4
+    while i < end and PyUnicode_READ(kind, data, i) != c:
+        i += 1
+    return i
+
+
 def split_lines(str text, bint tsv, int64_t[::1] start, int64_t[::1] stop, int64_t[::1] label_start,
                 int64_t[::1] label_stop):
     """Find the lines of ``text``: lines end at ``"\\n"`` (the last may not), a ``"\\r"`` before it is dropped.
@@ -44,19 +87,12 @@ def split_lines(str text, bint tsv, int64_t[::1] start, int64_t[::1] stop, int64
     cdef Py_ssize_t i = 0, line = 0, begin, end, tab, a, b
     cdef Py_ssize_t bad = -1
     cdef int problem = WELL_FORMED
-    cdef Py_UCS4 c
     if stop.shape[0] < capacity or (tsv and (label_start.shape[0] < capacity or label_stop.shape[0] < capacity)):
         raise ValueError("split_lines: the arrays must have one entry per line")
     with nogil:
         while i < n and line < capacity:
-            begin, tab = i, -1
-            while i < n:
-                c = PyUnicode_READ(kind, data, i)
-                if c == NEWLINE:
-                    break
-                if c == TAB and tab < 0:
-                    tab = i
-                i += 1
+            begin = i
+            i = find_code_point(kind, data, i, n, NEWLINE)
             end = i
             if end > begin and PyUnicode_READ(kind, data, end - 1) == RETURN:
                 end -= 1
@@ -64,7 +100,8 @@ def split_lines(str text, bint tsv, int64_t[::1] start, int64_t[::1] stop, int64
             if not tsv:
                 start[line], stop[line] = begin, end
             else:
-                if tab < 0:
+                tab = find_code_point(kind, data, begin, end, TAB)
+                if tab == end:
                     bad, problem = line, NO_TAB_FOUND
                     break
                 a, b = begin, tab
@@ -93,7 +130,7 @@ def line_views(str text, const int64_t[::1] start, const int64_t[::1] stop, bint
     cdef int text_kind = PyUnicode_KIND(text)
     cdef const void *buffer = PyUnicode_DATA(text)
     cdef uint64_t address = <uint64_t> <uintptr_t> buffer
-    cdef Py_ssize_t i, j, n = start.shape[0], n_sigma = 0
+    cdef Py_ssize_t i, n = start.shape[0], n_sigma = 0
     if (stop.shape[0] != n or data.shape[0] != n or kind.shape[0] != n or length.shape[0] != n
             or lower.shape[0] != n or sigma.shape[0] != n):
         raise ValueError("line_views: the arrays must have one entry per document")
@@ -106,10 +143,7 @@ def line_views(str text, const int64_t[::1] start, const int64_t[::1] stop, bint
             length[i] = stop[i] - start[i]
             lower[i] = lowercase
             sigma[i] = 0
-            if check_sigma:
-                for j in range(start[i], stop[i]):
-                    if PyUnicode_READ(text_kind, buffer, j) == CAPITAL_SIGMA:
-                        sigma[i] = 1
-                        n_sigma += 1
-                        break
+            if check_sigma and find_code_point(text_kind, buffer, start[i], stop[i], CAPITAL_SIGMA) < stop[i]:
+                sigma[i] = 1
+                n_sigma += 1
     return n_sigma

@@ -3,6 +3,7 @@ the threads that read ahead and make blocks in parallel."""
 
 import bz2
 import collections
+import functools
 import gzip
 import queue
 import threading
@@ -11,6 +12,7 @@ import zlib
 import numpy as np
 
 from nbfast import _sparse as sp
+from nbfast._kernels import lines as _lines
 from nbfast._kernels.threads import effective_n_threads, limit_this_thread
 
 
@@ -85,14 +87,20 @@ _READ_BYTES = 1 << 16
 
 
 class Lines:
-    """A block of whole lines of a file: ``data``, their bytes back to back, and ``ends``, where each ends in it
-    (past its newline; the last line of a file may have none).  ``lines[i]`` is line i's bytes."""
+    """A block of whole lines of a file: ``data``, their bytes back to back, and their number (the last line of a
+    file may have no newline).  ``lines[i]`` is line i's bytes."""
 
-    def __init__(self, data, ends):
-        self.data, self.ends = data, ends
+    def __init__(self, data, n_lines):
+        self.data, self._n_lines = data, n_lines
 
     def __len__(self):
-        return self.ends.shape[0]
+        return self._n_lines
+
+    @functools.cached_property
+    def ends(self):
+        """Where each line ends in ``data`` (past its newline): found when first asked for, by a line's number."""
+        ends = np.flatnonzero(np.frombuffer(self.data, dtype=np.uint8) == 0x0A) + 1
+        return ends if ends.shape[0] == self._n_lines else np.append(ends, len(self.data))
 
     def __getitem__(self, index):
         start = int(self.ends[index - 1]) if index > 0 else 0
@@ -100,11 +108,6 @@ class Lines:
 
     def __iter__(self):
         return (self[index] for index in range(len(self)))
-
-    def cut(self, n):
-        """(the first n lines, the others), each a Lines."""
-        split = int(self.ends[n - 1]) if n > 0 else 0
-        return Lines(self.data[:split], self.ends[:n]), Lines(self.data[split:], self.ends[n:] - split)
 
 
 def _read(f, path, first_line):
@@ -121,33 +124,35 @@ def _read(f, path, first_line):
 def line_chunks(path, chunk_size, *, header=False):
     """Yield (number of the first line, :class:`Lines` of at most ``chunk_size`` lines) through a file.
 
-    The file is read 64 KiB at a time and cut after the newline ending each block's last line (found by
-    numpy), so no Python object is made per line.  A UTF-8 byte order mark is dropped; ``header=True`` skips
-    the first line.  A truncated or corrupt ``.gz`` / ``.bz2`` file is a ValueError naming the file and the
-    line reached.
+    The file is read 64 KiB at a time and cut after the newline ending each block's last line (found by a
+    kernel, without the GIL), so no Python object is made per line.  A UTF-8 byte order mark is dropped;
+    ``header=True`` skips the first line.  A truncated or corrupt ``.gz`` / ``.bz2`` file is a ValueError naming
+    the file and the line reached.
     """
-    first_line, pending, newlines, at_start, at_end = 1, b"", np.zeros(0, np.int64), True, False
+    first_line, pending, at_start, at_end = 1, b"", True, False
     with open_input(path) as f:
         while True:
-            pieces, ends, n_lines = [pending], [newlines], newlines.shape[0]
+            pieces, size = [pending], len(pending)
+            n_lines, end = _lines.line_ends(pending, chunk_size)  # end: past the last newline counted
             while n_lines < chunk_size and not at_end:
                 piece = _read(f, path, first_line)
                 at_end = not piece
-                found = np.flatnonzero(np.frombuffer(piece, dtype=np.uint8) == 0x0A) + (sum(map(len, pieces)) + 1)
+                found, piece_end = _lines.line_ends(piece, chunk_size - n_lines)
+                if found:
+                    n_lines, end = n_lines + found, size + piece_end
                 pieces.append(piece)
-                ends.append(found)
-                n_lines += found.shape[0]
-            pending, newlines = b"".join(pieces), np.concatenate(ends)
-            if at_end and len(pending) > (newlines[-1] if newlines.shape[0] else 0):  # a last line without newline
-                newlines = np.append(newlines, len(pending))
-            block, rest = Lines(pending, newlines).cut(min(chunk_size, newlines.shape[0]))
-            pending, newlines = rest.data, rest.ends
+                size += len(piece)
+            data = b"".join(pieces)
+            if at_end and n_lines < chunk_size and end < len(data):  # a last line without newline
+                n_lines, end = n_lines + 1, len(data)
+            block, pending = Lines(data[:end], n_lines), data[end:]
             if at_start:
                 at_start = False
                 if block.data.startswith(_BOM):
-                    block = Lines(block.data[len(_BOM):], block.ends - len(_BOM))
+                    block = Lines(block.data[len(_BOM):], len(block))
                 if header and len(block):
-                    block, first_line = block.cut(1)[1], 2
+                    first_end = int(block.ends[0])
+                    block, first_line = Lines(block.data[first_end:], len(block) - 1), 2
             if len(block):
                 yield first_line, block
                 first_line += len(block)

@@ -62,6 +62,21 @@ def test_split_lines_as_str_methods(text):
     assert (found, bad, documents) == (len(rows), -1, rows)
 
 
+@pytest.mark.parametrize("wide", ["", "日", "\U0001F600"])  # a str of 1, 2 and 4 bytes per code point
+def test_split_lines_at_every_offset(wide):
+    """Newlines and tabs at every position of the kernel's four-code-unit steps."""
+    rng = np.random.default_rng(0)
+    alphabet = ["a", " ", "\r", "é", "\t"] + [wide] * bool(wide)
+    rows = ["x" + "".join(rng.choice(alphabet, size)) + "\t" + "".join(rng.choice(alphabet, rest)).rstrip("\r")
+            for size, rest in rng.integers(0, 9, (300, 2))]
+    text = "\n".join(rows)
+    assert max(map(ord, text)) >= ord(wide or "é")
+    found, bad, problem, documents, labels = split(text, True, len(rows))
+    assert (found, bad, problem) == (len(rows), -1, 0)
+    assert labels == [row.partition("\t")[0].strip() for row in rows]
+    assert documents == [row.partition("\t")[2] for row in rows]
+
+
 def test_split_lines_names_the_first_malformed_line():
     assert split("a\tx\nno tab here\n \t\n", True, 3)[1:3] == (1, _lines.NO_TAB)
     assert split("a\tx\n \u2003\tdoc\n", True, 2)[1:3] == (1, _lines.EMPTY_LABEL)
