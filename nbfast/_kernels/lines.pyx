@@ -118,6 +118,18 @@ def split_lines(str text, bint tsv, int64_t[::1] start, int64_t[::1] stop, int64
     return line, bad, problem
 
 
+cdef Py_ssize_t last_starting_at(const int64_t[::1] start, Py_ssize_t position) noexcept nogil:
+    """The last document (start in increasing order) starting at or before ``position``, or -1."""
+    cdef Py_ssize_t low = 0, high = start.shape[0], middle
+    while low < high:
+        middle = (low + high) // 2
+        if start[middle] <= position:
+            low = middle + 1
+        else:
+            high = middle
+    return low - 1
+
+
 def line_views(str text, const int64_t[::1] start, const int64_t[::1] stop, bint lowercase, uint64_t[::1] data,
                uint8_t[::1] kind, int64_t[::1] length, uint8_t[::1] lower, uint8_t[::1] sigma):
     """Describe the documents ``text[start[i]:stop[i]]`` for the kernels, as ``document_views`` does.
@@ -134,8 +146,10 @@ def line_views(str text, const int64_t[::1] start, const int64_t[::1] stop, bint
     if (stop.shape[0] != n or data.shape[0] != n or kind.shape[0] != n or length.shape[0] != n
             or lower.shape[0] != n or sigma.shape[0] != n):
         raise ValueError("line_views: the arrays must have one entry per document")
-    cdef bint check_sigma = lowercase and text_kind != 1 and PyUnicode_FindChar(
-        text, CAPITAL_SIGMA, 0, PyUnicode_GET_LENGTH(text), 1) >= 0
+    cdef Py_ssize_t text_length = PyUnicode_GET_LENGTH(text)
+    cdef Py_ssize_t position = PyUnicode_FindChar(text, CAPITAL_SIGMA, 0, text_length, 1) if (
+        lowercase and text_kind != 1) else -1
+    cdef bint in_order = True  # each document after the one before: a sigma's document found by bisection
     with nogil:
         for i in range(n):
             data[i] = address + <uint64_t> (start[i] * text_kind)
@@ -143,7 +157,15 @@ def line_views(str text, const int64_t[::1] start, const int64_t[::1] stop, bint
             length[i] = stop[i] - start[i]
             lower[i] = lowercase
             sigma[i] = 0
-            if check_sigma and find_code_point(text_kind, buffer, start[i], stop[i], CAPITAL_SIGMA) < stop[i]:
+            in_order = in_order and (i == 0 or start[i] >= stop[i - 1])
+            if position >= 0 and not in_order and find_code_point(
+                    text_kind, buffer, start[i], stop[i], CAPITAL_SIGMA) < stop[i]:
                 sigma[i] = 1
-                n_sigma += 1
+    while position >= 0 and in_order:  # each sigma, found by str's own search
+        i = last_starting_at(start, position)
+        if i >= 0 and position < stop[i]:
+            sigma[i] = 1
+        position = PyUnicode_FindChar(text, CAPITAL_SIGMA, position + 1, text_length, 1)
+    for i in range(n):
+        n_sigma += sigma[i]
     return n_sigma

@@ -37,8 +37,8 @@ class TextLines(Sequence):
         return self.start.shape[0]
 
     def __getitem__(self, index):
-        if isinstance(index, slice):
-            return TextLines(self.text, self.start[index], self.stop[index])
+        if isinstance(index, slice):  # contiguous, as the kernels read the spans (a step would not be)
+            return TextLines(self.text, np.ascontiguousarray(self.start[index]), np.ascontiguousarray(self.stop[index]))
         return self.text[self.start[index]:self.stop[index]]
 
     def __iter__(self):
