@@ -69,8 +69,39 @@ cdef enum:
 cdef uint64_t LOCAL = 1ULL << 63
 
 
+cdef extern from "Python.h":
+    const char *PyUnicode_AsUTF8AndSize(object text, Py_ssize_t *size) except NULL
+
+
 cdef TermKey bytes_key(bytes term):
     return term_key(<const uint8_t *> <const char *> term, len(term))
+
+
+def distinct_terms(list terms):
+    """A TermSet of ``terms`` (str) as columns 0, 1, ..., their UTF-8 written as the kernels write it (a lone
+    surrogate as it is); ValueError when a term is listed twice."""
+    cdef TermSet result = TermSet([])
+    cdef Py_ssize_t k, n = len(terms), size
+    cdef const char *utf8
+    cdef bytes encoded
+    cdef TermKey key
+    table_free(&result.table)
+    if table_init(&result.table, n) != 0 or resize(<void **> &result.ids, max(n, 1) * sizeof(int64_t)) != 0:
+        raise MemoryError("nbfast.text: cannot allocate a term table")
+    for k in range(n):
+        try:
+            utf8 = PyUnicode_AsUTF8AndSize(terms[k], &size)  # kept by the str: no bytes made
+        except UnicodeEncodeError:
+            encoded = (<str> terms[k]).encode("utf-8", "surrogatepass")
+            utf8, size = encoded, len(encoded)
+        key = term_key(<const uint8_t *> utf8, size)
+        if table_find(&result.table, &key) >= 0:
+            raise ValueError(f"the term {terms[k]!r} is listed twice")
+        if table_add(&result.table, &key) < 0:
+            raise MemoryError("nbfast.text: cannot allocate a term table")
+        result.ids[k] = k
+    result.note_ids()
+    return result
 
 
 cdef class TermSet:

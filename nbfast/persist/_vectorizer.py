@@ -164,9 +164,10 @@ def _install_fitted(vectorizer, spec, n_features):
     if len(terms) != n_features or not terms:
         raise ModelFormatError(f"the vectorizer's vocabulary has {len(terms)} terms, the model has "
                                f"{str(n_features)[:40]} features.")
-    if len(set(terms)) != len(terms):
-        raise ModelFormatError("invalid vectorizer vocabulary: a term is listed twice.")
-    vectorizer._set_terms(terms)
+    try:
+        vectorizer._set_terms(terms)
+    except ValueError:
+        raise ModelFormatError("invalid vectorizer vocabulary: a term is listed twice.") from None
     if isinstance(vectorizer, TfidfVectorizer):
         vectorizer._tfidf = vectorizer._transformer()
         vectorizer._tfidf.n_features_in_ = len(terms)

@@ -410,12 +410,14 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ vocabulary_, built when first read
     def _set_terms(self, terms):
-        """Make this vectorizer fitted with ``terms`` (distinct str) as columns 0, 1, ...: the kernels' table
-        is built from them at once, ``vocabulary_`` (a dict) only when first read."""
+        """Make this vectorizer fitted with ``terms`` (a list of distinct str) as columns 0, 1, ...: the kernels'
+        table is built from them at once, ``vocabulary_`` (a dict) only when first read.  A term listed twice
+        raises ValueError (and leaves the vectorizer as it was)."""
+        term_set = _vocabulary.distinct_terms(terms)
         for name in ("vocabulary_", "_terms"):
             self.__dict__.pop(name, None)
         self.fixed_vocabulary_ = False
-        self._unbuilt_vocabulary = (_vocabulary.TermSet(list(map(_encode, terms))), True)
+        self._unbuilt_vocabulary = (term_set, True)
 
     def _unbuilt(self):
         """(the kernels' TermSet, whether its indices are Python ints) of a fitted vocabulary_ not built yet

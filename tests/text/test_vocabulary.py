@@ -16,6 +16,7 @@ from test_text import CORPUS, ENCODABLE, assert_same_matrix
 
 import nbfast
 from nbfast import _compat
+from nbfast._kernels import vocabulary as vocabulary_kernels
 from nbfast.text import CountVectorizer, TfidfTransformer, TfidfVectorizer, _common
 
 sk_text = pytest.importorskip("sklearn.feature_extraction.text")
@@ -656,3 +657,14 @@ def test_tfidf_fit_alone_with_max_features_float32(combination):
     assert_same_vocabulary(ours, theirs)
     np.testing.assert_array_equal(ours.idf_, theirs.idf_)
     assert ours.idf_.dtype == theirs.idf_.dtype
+
+
+def test_distinct_terms_hold_the_utf8_the_kernels_write():
+    """A vocabulary read from a model file: each term's UTF-8 as the tokenizer writes it (a lone surrogate as
+    it is), at its position; a term listed twice is refused."""
+    terms = ["ascii", "é", "日本", "x\ud800y", "😀", ""]
+    term_set = vocabulary_kernels.distinct_terms(terms)
+    assert term_set.mapping(True) == {term: index for index, term in enumerate(terms)}
+    assert all(term.encode("utf-8", "surrogatepass") in term_set for term in terms) and b"x" not in term_set
+    with pytest.raises(ValueError, match="'é' is listed twice"):
+        vocabulary_kernels.distinct_terms(["a", "é", "b", "é"])
