@@ -3,9 +3,9 @@
 Importing scipy.sparse takes longer than importing numpy and all of nbfast (scipy's array-API layer imports
 numpy.f2py, numpy.testing and numpy.ma with it).  Modules take it as ``from nbfast import _sparse as sp``,
 which imports it on the first use of a name other than those defined here.  The vectorizers' kernels make
-:class:`Rows`, which the streaming readers keep and the models that declare ``_scores_rows`` (MultinomialNB,
-ComplementNB) score without a scipy matrix: the command line scores raw text with them without importing
-scipy.sparse.
+:class:`Rows`, which the streaming readers keep and the models that declare ``_reads_rows`` (MultinomialNB,
+ComplementNB) learn from and score without a scipy matrix: the command line trains them on raw text and
+scores raw text with them without importing scipy.sparse.
 """
 
 import sys
@@ -33,7 +33,7 @@ class Rows(NamedTuple):
     kernels and readers make them, before they become a csr_matrix (:func:`as_csr`).
 
     The vectorizers' rows are canonical (each row's indices sorted, none twice).  Models whose predictions
-    read only these buffers take them as they are (see ``_BaseNB._scores_rows``)."""
+    read only these buffers take them as they are (see ``_BaseNB._reads_rows``)."""
 
     data: np.ndarray
     indices: np.ndarray

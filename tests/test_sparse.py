@@ -1,5 +1,5 @@
-"""scipy.sparse imported when first used, and nbfast's own CSR rows (``Rows``): checked as any CSR input, scored
-as they are by the models that say so, turned into a scipy matrix for the others."""
+"""scipy.sparse imported when first used, and nbfast's own CSR rows (``Rows``): checked as any CSR input, learnt
+from and scored as they are by the models that say so, turned into a scipy matrix for the others."""
 
 import subprocess
 import sys
@@ -13,7 +13,8 @@ import nbfast
 from nbfast import _sparse
 from nbfast.datasets import make_documents
 from nbfast.naive_bayes import ESTIMATORS
-from nbfast.naive_bayes._base import _BaseNB, _LinearNB
+from nbfast.naive_bayes._base import _BaseNB, _LinearNB, _StatisticsNB
+from nbfast.naive_bayes._count import _CountNB
 
 
 def _rows(X, index_dtype=np.int32, dtype=np.float64):
@@ -48,27 +49,38 @@ def test_scipy_sparse_is_imported_only_when_a_name_of_it_is_used():
         (nbfast.ComplementNB, True),
     ],
 )
-def test_models_scoring_rows_give_what_they_give_on_a_scipy_matrix(make, compact, dtype, index_dtype):
+def test_models_reading_rows_give_what_they_give_on_a_scipy_matrix(make, compact, dtype, index_dtype):
     # a large vocabulary with few counts makes a compact model
     X, y = make_documents(200, 2**14, 4, mean_length=10, random_state=3) if compact else make_documents(
         300, 40, 3, random_state=0)
     model = make().fit(X, y)
-    assert model._scores_rows and model._is_compact() == compact
+    assert model._reads_rows and model._is_compact() == compact
     rows = _rows(X, index_dtype, dtype)
     expected_X = sp.csr_array(X.astype(dtype))
+    # learnt from in blocks, as the command line trains
+    learnt, expected = make(), make()
+    for part in (slice(0, 70), slice(70, None)):
+        learnt.partial_fit(_rows(X[part], index_dtype, dtype), y[part], classes=np.unique(y))
+        expected.partial_fit(expected_X[part], y[part], classes=np.unique(y))
+    assert learnt._is_compact() == expected._is_compact()
+    for name in ("class_count_", "feature_count_", "feature_log_prob_"):
+        np.testing.assert_array_equal(getattr(learnt, name), getattr(expected, name), err_msg=name)
     np.testing.assert_array_equal(model.predict(rows), model.predict(expected_X))
     np.testing.assert_array_equal(model.predict_proba(rows), model.predict_proba(expected_X))
     np.testing.assert_array_equal(model.predict_joint_log_proba(rows), model.predict_joint_log_proba(expected_X))
 
 
 @pytest.mark.parametrize("name", sorted(ESTIMATORS))
-def test_a_model_scores_rows_only_through_the_checks_and_the_kernel_that_read_buffers_alone(name):
-    """``_scores_rows`` is a promise: X checked by ``_BaseNB._check_X`` only, scored by the linear kernel alone."""
+def test_a_model_reads_rows_only_through_the_checks_and_the_kernels_that_read_buffers_alone(name):
+    """``_reads_rows`` is a promise: X checked by ``_BaseNB._check_X`` only, counted by the count kernels (partial_fit
+    and ``_CountNB._accumulate``), scored by the linear kernel alone."""
     cls = ESTIMATORS[name]
-    if not cls._scores_rows:
+    if not cls._reads_rows:
         return
-    assert issubclass(cls, _LinearNB)
+    assert issubclass(cls, _LinearNB) and issubclass(cls, _CountNB)
     assert cls._check_X is _BaseNB._check_X
+    assert cls.partial_fit is _StatisticsNB.partial_fit
+    assert cls._accumulate is _CountNB._accumulate
     assert cls._score is _LinearNB._score
     assert cls._score_outside_the_linear_form is _LinearNB._score_outside_the_linear_form
     assert cls._predict_input is _BaseNB._predict_input
@@ -101,11 +113,11 @@ def test_rows_with_a_column_stored_twice_are_scored_as_its_sum():
 
 
 def test_rows_of_a_model_that_does_not_score_them_become_a_scipy_matrix():
-    from nbfast.cli._input import scoring_input
+    from nbfast.cli._input import rows_input
     from nbfast.readers import Block
 
     X, y = make_documents(50, 10, 2, random_state=3)
     X = sp.csr_array(X)
     block = Block("f", X.data, X.indices, X.indptr, None, np.arange(1, 51), 0)
-    assert isinstance(scoring_input(block, nbfast.MultinomialNB().fit(X, y), 10), _sparse.Rows)
-    assert sp.issparse(scoring_input(block, nbfast.BernoulliNB().fit(X, y), 10))
+    assert isinstance(rows_input(block, nbfast.MultinomialNB().fit(X, y), 10), _sparse.Rows)
+    assert sp.issparse(rows_input(block, nbfast.BernoulliNB().fit(X, y), 10))

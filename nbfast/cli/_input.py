@@ -227,10 +227,10 @@ def model_input(block, model, n_features):
     return X if takes_sparse(model) else X.toarray()
 
 
-def scoring_input(block, model, n_features):
-    """The block as input to the model's predictions: its CSR buffers as they are (no scipy matrix) for a
-    model that scores them so (``_scores_rows``), else :func:`model_input`."""
-    return block.rows(n_features) if model._scores_rows else model_input(block, model, n_features)
+def rows_input(block, model, n_features):
+    """The block as input to the model's partial_fit and predictions: its CSR buffers as they are (no scipy
+    matrix) for a model that reads them so (``_reads_rows``), else :func:`model_input`."""
+    return block.rows(n_features) if model._reads_rows else model_input(block, model, n_features)
 
 
 def input_bytes(paths):

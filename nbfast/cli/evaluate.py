@@ -22,7 +22,7 @@ from nbfast.cli._input import (
     labels_of,
     load_model,
     read_blocks,
-    scoring_input,
+    rows_input,
 )
 from nbfast.evaluation import EvaluationCounts
 
@@ -64,7 +64,7 @@ def run(args):
     try:
         for block in read_blocks(args, progress, vectorizer=vectorizer):
             y = integral_labels(labels_of(block, "evaluate on"))
-            X = scoring_input(block, model, model.n_features_in_)
+            X = rows_input(block, model, model.n_features_in_)
             with blamed_on(block):
                 counts.update(X, y)
     except BaseException:

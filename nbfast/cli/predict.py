@@ -24,7 +24,7 @@ from nbfast.cli._input import (
     open_model,
     output_file,
     read_blocks,
-    scoring_input,
+    rows_input,
 )
 from nbfast.readers import ordered_map
 
@@ -156,7 +156,7 @@ def run(args):
         with output_file(args.output) as f, writer_class(f, model.classes_, args.proba) as writer:
 
             def scored(block):
-                X = scoring_input(block, model, model.n_features_in_)
+                X = rows_input(block, model, model.n_features_in_)
                 return writer.encode(model._predict_index(X)[1], model.predict_proba(X) if args.proba else None)
 
             for rows in ordered_map(scored, blocks):  # blocks scored and formatted in parallel, written in order

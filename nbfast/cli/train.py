@@ -34,6 +34,7 @@ from nbfast.cli._input import (
     labels_of,
     model_input,
     read_blocks,
+    rows_input,
     svmlight_inputs,
     takes_sparse,
     text_inputs,
@@ -203,11 +204,13 @@ def check_labels(args, classes, label_counts, first_rows, n_rows):
                   "line is a header, pass --header to skip it", file=sys.stderr)
 
 
-def labelled_blocks(args, progress, vectorizer, estimator, n_features, classes):
-    """(number of the first row, block, X, y) of each block of the input, rows numbered through all of it."""
+def labelled_blocks(args, progress, vectorizer, estimator, n_features, classes, *, as_rows=False):
+    """(number of the first row, block, X, y) of each block of the input, rows numbered through all of it; X
+    the block's buffers as they are when ``as_rows`` and the estimator reads them (:func:`rows_input`)."""
     start = 0
     for block in read_blocks(args, progress, vectorizer=vectorizer):
-        yield start, block, model_input(block, estimator, n_features), labels_of(block, "train on").astype(classes.dtype, copy=False)
+        X = (rows_input if as_rows else model_input)(block, estimator, n_features)
+        yield start, block, X, labels_of(block, "train on").astype(classes.dtype, copy=False)
         start += block.n_rows
 
 
@@ -268,7 +271,11 @@ def run(args):
     models = [estimator] if n_folds == 1 else [make_estimator(args) for _ in range(n_folds)]
     whole = None if estimator._incremental else ([], [])  # a model fitted on all rows at once keeps the blocks
     progress = Progress("training", args.input)
-    for start, block, X, y in labelled_blocks(args, progress, vectorizer, estimator, n_features, classes):
+    # one model learning a block at a time takes the blocks' buffers (no scipy matrix); folds select rows of
+    # a matrix, and a model fitted at once stacks them
+    as_rows = n_folds == 1 and whole is None
+    for start, block, X, y in labelled_blocks(args, progress, vectorizer, estimator, n_features, classes,
+                                              as_rows=as_rows):
         with blamed_on(block):
             if whole is not None:
                 whole[0].append(X)
@@ -276,11 +283,12 @@ def run(args):
                 continue
             try:
                 for fold, model in enumerate(models):
-                    rows = slice(None) if n_folds == 1 else (np.arange(start, start + len(y)) % n_folds == fold)
-                    if n_folds == 1 or rows.any():  # a block of fewer than K rows leaves some folds without
+                    in_fold = None if n_folds == 1 else np.arange(start, start + len(y)) % n_folds == fold
+                    if in_fold is None or in_fold.any():  # a block of fewer than K rows leaves some folds without
+                        X_fold, y_fold = (X, y) if in_fold is None else (X[in_fold], y[in_fold])
                         with warnings.catch_warnings():  # the labels were judged on the whole input by scan
                             warnings.filterwarnings("ignore", "The number of unique classes", UserWarning)
-                            model.partial_fit(X[rows], y[rows], classes=classes)
+                            model.partial_fit(X_fold, y_fold, classes=classes)
             except MemoryError:
                 raise ValueError(f"not enough memory for a model of {len(classes)} classes x {n_features:,} "
                                  "features (the largest feature index of the input, or --n-features, sets the "

@@ -105,9 +105,9 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     _linear = False
     #: Count models refuse negative values in X.
     _non_negative = False
-    #: Whether predictions take nbfast's CSR buffers (``_sparse.Rows``) as they are: X checked by this class's
-    #: ``_check_X``, scored by the linear kernel alone (the command line gives the others a scipy matrix).
-    _scores_rows = False
+    #: Whether partial_fit and the predictions take nbfast's CSR buffers (``_sparse.Rows``) as they are: X checked
+    #: by ``_check_X``, counted and scored by the kernels alone (the command line gives others a scipy matrix).
+    _reads_rows = False
     #: Names of the fitted sufficient statistics that partial_fit keeps adding to.
     _stat_names = ()
     #: Attributes that fully determine a fitted model, in an order in which setting them (``setattr``) rebuilds a

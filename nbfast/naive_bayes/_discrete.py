@@ -83,7 +83,7 @@ class MultinomialNB(_CountNB):
     [3]
     """
 
-    _scores_rows = True  # scored by the linear kernel alone
+    _reads_rows = True  # counted and scored by the kernels alone
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None):
         super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior, force_alpha=force_alpha)
@@ -387,7 +387,7 @@ class ComplementNB(_CountNB):
     _parameter_constraints = declare({**_BaseDiscreteNB._parameter_constraints, "norm": ["boolean"]})
     #: ``feature_all_`` as assigned; None: derived from the counts.
     _feature_all = None
-    _scores_rows = True  # scored by the linear kernel alone
+    _reads_rows = True  # counted and scored by the kernels alone
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None, norm=False):
         super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior, force_alpha=force_alpha)

@@ -415,20 +415,25 @@ def test_predict_reads_the_input_while_the_model_loads(tmp_path, capsys, corpus,
 
 
 @pytest.mark.parametrize("model", ["multinomial", "complement"])
-def test_predicting_text_imports_no_scipy_sparse(tmp_path, capsys, corpus, model):
-    """The vectorizer's rows are scored as they are: no scipy matrix, so scipy.sparse (whose import costs
-    more than all of nbfast's) is never imported."""
+def test_training_on_text_and_predicting_import_no_scipy_sparse(tmp_path, capsys, corpus, model):
+    """The vectorizer's rows are counted and scored as they are: no scipy matrix, so scipy.sparse (whose import
+    costs more than all of nbfast's) is never imported; the model is the one trained from scipy matrices."""
     documents, labels = corpus
     data = write_tsv(tmp_path / "train.tsv", documents, labels)
-    assert run_cli(capsys, "train", data, "-o", tmp_path / "m", "--vectorizer", "tfidf", "--model", model)[0] == 0
     lines = write_lines(tmp_path / "new.txt", documents)
     code = ("import sys\n"
             "from nbfast.cli import main\n"
+            f"assert main(['train', {str(data)!r}, '-o', {str(tmp_path / 'm')!r}, '--vectorizer', 'tfidf', "
+            f"'--model', {model!r}, '--chunk-size', '70']) == 0\n"
+            "assert 'scipy.sparse' not in sys.modules, 'scipy.sparse was imported by train'\n"
             f"assert main(['predict', {str(tmp_path / 'm')!r}, {str(lines)!r}, '--proba', "
             f"'-o', {str(tmp_path / 'o.csv')!r}]) == 0\n"
-            "assert 'scipy.sparse' not in sys.modules, 'scipy.sparse was imported'\n")
+            "assert 'scipy.sparse' not in sys.modules, 'scipy.sparse was imported by predict'\n")
     subprocess.run([sys.executable, "-c", code], check=True)
     fitted, X = nbfast.load(tmp_path / "m"), persist.load_vectorizer(tmp_path / "m").transform(documents)
+    expected = type(fitted)().fit(X, np.asarray(labels).astype(fitted.classes_.dtype))
+    np.testing.assert_array_equal(fitted.feature_count_, expected.feature_count_)
+    np.testing.assert_array_equal(fitted.class_count_, expected.class_count_)
     _, predicted, proba = read_csv(tmp_path / "o.csv")
     np.testing.assert_array_equal(predicted, fitted.predict(X))
     np.testing.assert_array_equal(proba, fitted.predict_proba(X))
