@@ -5,10 +5,14 @@ values, the dtype by name; no callables), so the same text gets the same
 columns at prediction time.  A fitted CountVectorizer or TfidfVectorizer adds
 its vocabulary, ``"vocabulary": [term of column 0, term of column 1, ...]``
 (so the indices are 0 .. n_features - 1 by construction), and a
-TfidfVectorizer with ``use_idf`` its ``"idf": [...]`` (JSON numbers, exact).
+TfidfVectorizer with ``use_idf`` its ``"idf": {"float64_base64": "..."}``: the
+base64 of the weights' little-endian float64 bytes (files of format version 2
+and before hold a list of JSON numbers, which is read as well).
 Files without the entry, and readers that ignore it, are unaffected.
 """
 
+import base64
+import binascii
 import codecs
 
 import numpy as np
@@ -114,7 +118,8 @@ def _fitted_entries(vectorizer, n_features):
         raise ValueError(f"the vectorizer makes {len(terms)} features, the model has {n_features}.")
     entries = {"vocabulary": terms}
     if isinstance(vectorizer, TfidfVectorizer) and vectorizer.use_idf:
-        entries["idf"] = np.asarray(vectorizer.idf_, dtype=np.float64).tolist()
+        weights = np.asarray(vectorizer.idf_, dtype="<f8").tobytes()
+        entries["idf"] = {"float64_base64": base64.b64encode(weights).decode("ascii")}
     return entries
 
 
@@ -175,11 +180,22 @@ def _install_fitted(vectorizer, spec, n_features):
             vectorizer.idf_ = _checked_idf(spec["idf"], len(terms), vectorizer.dtype)
 
 
+def _stored_idf(idf):
+    """The weights an idf entry holds as float64, or None when it is neither of the forms a file may hold."""
+    if isinstance(idf, dict) and set(idf) == {"float64_base64"} and isinstance(idf["float64_base64"], str):
+        try:
+            weights = base64.b64decode(idf["float64_base64"], validate=True)
+        except binascii.Error:
+            return None
+        return np.frombuffer(weights, dtype="<f8").astype(np.float64) if len(weights) % 8 == 0 else None
+    if isinstance(idf, list) and set(map(type, idf)) <= {int, float}:  # format version 2 and before
+        return np.array(idf, dtype=np.float64)  # header integers fit in int64 or uint64: exact enough here
+    return None
+
+
 def _checked_idf(idf, n_features, dtype):
     """The stored idf as an array: ``n_features`` finite positive numbers."""
-    values = None
-    if isinstance(idf, list) and len(idf) == n_features and set(map(type, idf)) <= {int, float}:
-        values = np.array(idf, dtype=np.float64)  # header integers fit in int64 or uint64: exact enough here
-    if values is None or not (np.isfinite(values).all() and (values > 0).all()):
-        raise ModelFormatError(f"invalid vectorizer idf: it must be a list of {n_features} finite positive numbers.")
+    values = _stored_idf(idf)
+    if values is None or values.shape != (n_features,) or not (np.isfinite(values).all() and (values > 0).all()):
+        raise ModelFormatError(f"invalid vectorizer idf: it must hold {n_features} finite positive numbers.")
     return values.astype(np.float32) if np.dtype(dtype) == np.float32 else values

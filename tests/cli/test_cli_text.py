@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support.crafting import _layout, _raw_header, _with_header
+from support.crafting import _layout, _raw_header, _with_header, idf_as_numbers
 
 import nbfast
 from nbfast import persist
@@ -356,8 +356,34 @@ def test_deeply_nested_vectorizer_entry_is_a_model_format_error(tmp_path, depth,
         persist.load_vectorizer(tmp_path / "bad")
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_idf_weights_are_stored_exactly_and_read_from_format_2_numbers(tmp_path, dtype):
+    """Format 3 stores the idf weights as the base64 of their float64 bytes; files of format 2, which hold them as
+    JSON numbers, load the same vectorizer."""
+    documents = ["aa bb cc", "cc dd", "aa dd ee", "ee ee ff", "bb"]
+    vectorizer = TfidfVectorizer(dtype=dtype).fit(documents)
+    model = nbfast.MultinomialNB().fit(vectorizer.transform(documents), [0, 1, 0, 1, 1])
+    nbfast.save(model, tmp_path / "m", vectorizer=vectorizer)
+    raw = (tmp_path / "m").read_bytes()
+    header = _layout(raw)[0]
+    assert header["format_version"] == persist.FORMAT_VERSION == 3 and set(header["vectorizer"]["idf"]) == {
+        "float64_base64"}
+
+    def as_format_2(header):
+        header["format_version"] = 2
+        idf_as_numbers(header["vectorizer"])
+
+    (tmp_path / "v2").write_bytes(_with_header(raw, as_format_2))
+    for path in (tmp_path / "m", tmp_path / "v2"):
+        loaded = persist.load_vectorizer(path)
+        assert loaded.idf_.dtype == vectorizer.idf_.dtype
+        np.testing.assert_array_equal(loaded.idf_, vectorizer.idf_)
+        X, expected = loaded.transform(documents), vectorizer.transform(documents)
+        assert X.dtype == expected.dtype and (X != expected).nnz == 0
+
+
 @pytest.mark.parametrize("place", [
-    lambda header: header["vectorizer"]["idf"].__setitem__(2, "MARK"),  # in a table of floats
+    lambda header: idf_as_numbers(header["vectorizer"]).__setitem__(2, "MARK"),  # in a table of floats (format 2)
     lambda header: header["vectorizer"]["params"].update(stop_words=[["x", {"k": [0.5, 2, "MARK"]}]]),
 ])
 def test_infinite_number_in_a_vectorizer_entry_is_a_model_format_error(tmp_path, place):

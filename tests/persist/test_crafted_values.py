@@ -10,7 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 from support import isolated
-from support.crafting import _layout, _raw_header, _saved, _with_fitted, _with_fitted_dtype, _with_header
+from support.crafting import (
+    _layout,
+    _raw_header,
+    _saved,
+    _with_fitted,
+    _with_fitted_dtype,
+    _with_header,
+    idf_as_numbers,
+)
 
 import nbfast
 from nbfast import ModelFormatError, persist
@@ -228,7 +236,7 @@ CASES_AND_EXPECTED.update({
 })
 VECTORIZER_CASES = {
     "vectorizer idf of 400 digits": (
-        _header(_vocabulary_file, lambda h: h["vectorizer"]["idf"].__setitem__(1, 10**400)),
+        _header(_vocabulary_file, lambda h: idf_as_numbers(h["vectorizer"]).__setitem__(1, 10**400)),
         "ModelFormatError: .*is beyond int64 and uint64"),
     "vectorizer parameter a wrapped int64 of 2**64 - 1": (
         _header(_vocabulary_file, lambda h: h["vectorizer"]["params"].update(

@@ -2,6 +2,7 @@
 that predicts cleanly), never a crash, and never an allocation far beyond the file's size.  The loads run in a
 child interpreter (see ``isolated``)."""
 
+import base64
 import json
 import tracemalloc
 from pathlib import Path
@@ -9,7 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 from support import isolated
-from support.crafting import _array_index, _layout, _raw_header, _with_array, _with_byte_order, _with_header
+from support.crafting import (
+    _array_index,
+    _layout,
+    _raw_header,
+    _with_array,
+    _with_byte_order,
+    _with_header,
+    idf_as_numbers,
+)
 
 import nbfast
 from nbfast import ModelFormatError, persist
@@ -207,14 +216,23 @@ CASES = {
         lambda: _vocabulary_file(lambda entry: entry["params"].update(vocabulary=["a", "b", "c", "d"]))),
     "vocabulary on a HashingVectorizer": _load_vectorizer(
         lambda: _vectorizer_file_with(_set("vocabulary", ["a", "b", "c", "d"]))),
-    "idf NaN": _load_vectorizer(lambda: _vocabulary_file(lambda entry: entry["idf"].__setitem__(1, float("nan")))),
-    "idf infinite": _load_vectorizer(lambda: _vocabulary_file(lambda entry: entry["idf"].__setitem__(1, 1e400))),
-    "idf negative": _load_vectorizer(lambda: _vocabulary_file(lambda entry: entry["idf"].__setitem__(1, -1.0))),
-    "idf zero": _load_vectorizer(lambda: _vocabulary_file(lambda entry: entry["idf"].__setitem__(1, 0))),
-    "idf a boolean": _load_vectorizer(lambda: _vocabulary_file(lambda entry: entry["idf"].__setitem__(1, True))),
-    "idf a string": _load_vectorizer(lambda: _vocabulary_file(lambda entry: entry["idf"].__setitem__(1, "2.0"))),
-    "idf too short": _load_vectorizer(lambda: _vocabulary_file(lambda entry: entry["idf"].pop())),
+    "idf NaN": _load_vectorizer(lambda: _vocabulary_file(lambda entry: idf_as_numbers(entry).__setitem__(1, float("nan")))),
+    "idf infinite": _load_vectorizer(lambda: _vocabulary_file(lambda entry: idf_as_numbers(entry).__setitem__(1, 1e400))),
+    "idf negative": _load_vectorizer(lambda: _vocabulary_file(lambda entry: idf_as_numbers(entry).__setitem__(1, -1.0))),
+    "idf zero": _load_vectorizer(lambda: _vocabulary_file(lambda entry: idf_as_numbers(entry).__setitem__(1, 0))),
+    "idf a boolean": _load_vectorizer(lambda: _vocabulary_file(lambda entry: idf_as_numbers(entry).__setitem__(1, True))),
+    "idf a string": _load_vectorizer(lambda: _vocabulary_file(lambda entry: idf_as_numbers(entry).__setitem__(1, "2.0"))),
+    "idf too short": _load_vectorizer(lambda: _vocabulary_file(lambda entry: idf_as_numbers(entry).pop())),
     "idf missing": _load_vectorizer(lambda: _vocabulary_file(lambda entry: entry.pop("idf"))),
+    "idf not base64": _load_vectorizer(lambda: _vocabulary_file(_set("idf", {"float64_base64": "AAAA!AAA"}))),
+    "idf base64 of a part of a float": _load_vectorizer(lambda: _vocabulary_file(_set("idf", {"float64_base64": "AAAA"}))),
+    "idf base64 of one weight": _load_vectorizer(
+        lambda: _vocabulary_file(_set("idf", {"float64_base64": base64.b64encode(np.ones(1).tobytes()).decode()}))),
+    "idf base64 of a NaN": _load_vectorizer(lambda: _vocabulary_file(
+        _set("idf", {"float64_base64": base64.b64encode(np.full(5, np.nan).tobytes()).decode()}))),
+    "idf base64 a number": _load_vectorizer(lambda: _vocabulary_file(_set("idf", {"float64_base64": 5}))),
+    "idf base64 and another entry": _load_vectorizer(
+        lambda: _vocabulary_file(lambda entry: entry["idf"].update(dtype="<f8"))),
     "idf with use_idf=False": _load_vectorizer(
         lambda: _vocabulary_file(lambda entry: entry["params"].update(use_idf=False))),
     "vocabulary vectorizer use_idf a string": _load_vectorizer(
@@ -271,7 +289,13 @@ EXPECTED = {
     "idf zero": "ModelFormatError: .*finite positive",
     "idf a boolean": "ModelFormatError: .*finite positive",
     "idf a string": "ModelFormatError: .*finite positive",
-    "idf too short": "ModelFormatError: .*list of 5 finite positive",
+    "idf too short": "ModelFormatError: .*hold 5 finite positive",
+    "idf not base64": "ModelFormatError: .*hold 5 finite positive",
+    "idf base64 of a part of a float": "ModelFormatError: .*hold 5 finite positive",
+    "idf base64 of one weight": "ModelFormatError: .*hold 5 finite positive",
+    "idf base64 of a NaN": "ModelFormatError: .*hold 5 finite positive",
+    "idf base64 a number": "ModelFormatError: .*hold 5 finite positive",
+    "idf base64 and another entry": "ModelFormatError: .*hold 5 finite positive",
     "idf missing": "ModelFormatError: .*invalid vectorizer entry",
     "idf with use_idf=False": "ModelFormatError: .*invalid vectorizer entry",
     "vocabulary vectorizer use_idf a string": "ModelFormatError: .*use_idf",

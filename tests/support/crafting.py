@@ -1,6 +1,7 @@
 """Crafted model files: a valid file's header or data edited, with its checksums made valid again, so a test
 reaches the checks behind the checksums (a hostile file is well-formed on the outside)."""
 
+import base64
 import hashlib
 import json
 import tempfile
@@ -16,6 +17,13 @@ def _layout(raw):
     _, n, _ = persist._PREAMBLE.unpack_from(raw)
     start = persist._PREAMBLE.size
     return json.loads(raw[start: start + n]), start, n, persist._align(start + n)
+
+
+def idf_as_numbers(entry):
+    """A vectorizer entry's idf weights rewritten as JSON numbers, as files of format version 2 hold them; the list
+    (edit it to edit the file)."""
+    entry["idf"] = np.frombuffer(base64.b64decode(entry["idf"]["float64_base64"]), dtype="<f8").tolist()
+    return entry["idf"]
 
 
 def _raw_header(raw, value):
