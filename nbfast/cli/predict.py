@@ -77,15 +77,14 @@ class _Writer:
 class CsvWriter(_Writer):
     """label[,proba_<class>...] rows after a header; probabilities with 17 significant digits (exact).
 
-    Each class is formatted once (numbers as they are, other labels quoted where needed); a block's rows are
-    then the fields of its class indices, joined in bulk, and with probabilities written by a kernel.
+    Each class is formatted once (numbers as they are, other labels quoted where needed); a kernel then
+    writes a block's rows without the GIL: the fields of its class indices, and any probabilities.
     """
 
     def __init__(self, f, classes, proba):
         self._f = f
         strings = _label_strings(classes)
         fields = strings if classes.dtype.kind in "iufb" else [_csv_record([label]) for label in strings]
-        self._fields = np.array(fields, dtype=object)
         encoded = [field.encode() for field in fields]
         self._field_bytes = b"".join(encoded)
         self._field_ends = np.cumsum([len(field) for field in encoded], dtype=np.int64)
@@ -93,12 +92,11 @@ class CsvWriter(_Writer):
         f.write((_csv_record(header) + "\n").encode())
 
     def encode(self, class_index, proba):
-        """The CSV rows of a block's classes (indices into the model's classes) and probabilities, as bytes:
-        made in any thread."""
-        if proba is None:
-            return ("\n".join(self._fields[class_index].tolist()) + "\n").encode()
-        return csv_rows(self._field_bytes, self._field_ends, np.asarray(class_index, dtype=np.int64),
-                        np.ascontiguousarray(proba, dtype=np.float64))
+        """The CSV rows of a block's classes (indices into the model's classes) and probabilities (None: the
+        labels alone), as a bytearray: made in any thread."""
+        class_index = np.asarray(class_index, dtype=np.int64)
+        proba = np.empty((class_index.shape[0], 0)) if proba is None else proba
+        return csv_rows(self._field_bytes, self._field_ends, class_index, np.ascontiguousarray(proba, dtype=np.float64))
 
     def write(self, rows):
         """Write the rows ``encode`` made, in the input's order."""
