@@ -158,9 +158,9 @@ def line_views(str text, const int64_t[::1] start, const int64_t[::1] stop, bint
             lower[i] = lowercase
             sigma[i] = 0
             in_order = in_order and (i == 0 or start[i] >= stop[i - 1])
-            if position >= 0 and not in_order and find_code_point(
-                    text_kind, buffer, start[i], stop[i], CAPITAL_SIGMA) < stop[i]:
-                sigma[i] = 1
+        if position >= 0 and not in_order:  # each document searched
+            for i in range(n):
+                sigma[i] = find_code_point(text_kind, buffer, start[i], stop[i], CAPITAL_SIGMA) < stop[i]
     while position >= 0 and in_order:  # each sigma, found by str's own search
         i = last_starting_at(start, position)
         if i >= 0 and position < stop[i]:

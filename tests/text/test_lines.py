@@ -28,7 +28,7 @@ def as_lines(documents):
     lambda: CountVectorizer(), lambda: CountVectorizer(lowercase=False, ngram_range=(1, 2)),
     lambda: TfidfVectorizer(batch_size=3), lambda: HashingVectorizer(n_features=64, batch_size=2),
 ])
-@pytest.mark.parametrize("documents", [DOCUMENTS, ["plain ascii only", "two docs"], ["ΣΣ", "σ Σ ς"]])
+@pytest.mark.parametrize("documents", [DOCUMENTS, ["plain ascii only", "two docs"], ["ΣΣ", "σ Σ ς"], ["x", "ΟΔΥΣΣΕΥΣ"]])
 def test_text_lines_vectorize_as_their_strings(make, documents):
     lines = as_lines(documents)
     assert list(lines) == documents and [lines[i] for i in range(len(documents))] == documents
