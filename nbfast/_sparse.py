@@ -32,8 +32,8 @@ class Rows(NamedTuple):
     """The buffers of CSR rows (``data``, ``indices``, ``indptr``) and the matrix's shape, as nbfast's
     kernels and readers make them, before they become a csr_matrix (:func:`as_csr`).
 
-    The vectorizers' rows are canonical (each row's indices sorted, none twice).  Models whose predictions
-    read only these buffers take them as they are (see ``_BaseNB._reads_rows``)."""
+    The vectorizers' rows are canonical (each row's indices sorted, none twice).  Models whose partial_fit and
+    predictions read only these buffers take them as they are (see ``_BaseNB._reads_rows``)."""
 
     data: np.ndarray
     indices: np.ndarray
