@@ -203,7 +203,7 @@ def feature_class_counts(
 
 def pointer_array(indptr):
     """Feature pointers in the narrowest of int32 and int64 that holds them."""
-    return indptr.astype(np.int32 if indptr[-1] <= np.iinfo(np.int32).max else np.int64)
+    return indptr.astype(np.int32 if indptr[len(indptr) - 1] <= np.iinfo(np.int32).max else np.int64)
 
 
 cdef inline void sort_classes(int32_t *touched, Py_ssize_t n, const char *seen, Py_ssize_t n_classes) noexcept nogil:
