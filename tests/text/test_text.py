@@ -354,9 +354,9 @@ def test_stateless_estimator_api():
         (nbfast.text.CountVectorizer(), True),
         (nbfast.text.TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True), True),
         (nbfast.text.CountVectorizer(batch_size=2, dtype=np.float32), True),
-        (nbfast.text.CountVectorizer(analyzer=lambda doc: doc.split()), False),  # scikit-learn's counting
+        (nbfast.text.CountVectorizer(analyzer=str.split), False),  # scikit-learn's counting
     ],
-    ids=repr,
+    ids=repr,  # the same in every process (pytest-xdist collects in each): no object addresses
 )
 def test_rows_for_the_readers_are_what_transform_returns(vectorizer, made_by_the_kernels):
     """The streaming readers take a vectorizer's rows without a scipy matrix: the same buffers as ``transform``'s."""
