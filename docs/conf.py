@@ -53,7 +53,10 @@ html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
 }
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["nbfast.css"]  # a wider content column; long code lines scroll
+# Pages without children would show an empty "Section Navigation" sidebar: hide it there.
+html_sidebars = {"getting-started": [], "performance": [], "architecture": []}
 
 
 def skip_scikit_learn_members(app, what, name, obj, skip, options):
