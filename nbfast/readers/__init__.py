@@ -15,7 +15,7 @@ feature indices against the model's and names the offending line.
 from nbfast.readers._block import Block, ordered_map, prefetch
 from nbfast.readers.npz import iter_npz, save_npz
 from nbfast.readers.svmlight import iter_svmlight
-from nbfast.readers.text import TEXT_FORMATS, iter_text
+from nbfast.readers.text import TEXT_FORMATS, import_dependencies, iter_text
 
 __all__ = ["FORMATS", "TEXT_FORMATS", "Block", "input_format", "iter_blocks", "iter_npz", "iter_svmlight", "ordered_map",
            "prefetch", "save_npz"]
@@ -59,7 +59,16 @@ def iter_blocks(paths, chunk_size, *, zero_based=False, file_format=None, vector
     :mod:`nbfast.readers.text`, which ``vectorizer``, ``fields`` and ``header``
     are for).  When the format was chosen by the file's extension, a parse
     error says so.
+
+    The optional modules the vectorizer needs are imported by this call, on the calling thread, before any
+    thread that reads starts (see :func:`nbfast.readers.text.import_dependencies`).
     """
+    import_dependencies(vectorizer)
+    return _blocks(paths, chunk_size, zero_based, file_format, vectorizer, fields, header)
+
+
+def _blocks(paths, chunk_size, zero_based, file_format, vectorizer, fields, header):
+    """The generator :func:`iter_blocks` returns."""
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
     for path in paths:

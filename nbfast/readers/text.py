@@ -22,6 +22,7 @@ from nbfast import _sparse as sp
 from nbfast._kernels import lines as _lines
 from nbfast.readers._block import Block, line_chunks, ordered_map, quote_line
 from nbfast.text import VECTORIZERS
+from nbfast.text._analysis import AnalysisMixin
 from nbfast.text._lines import TextLines
 
 TEXT_FORMATS = ("lines", "tsv", "jsonl")
@@ -141,8 +142,21 @@ def _vectorized(vectorizer, documents):
     return sp.csr_matrix(vectorizer.transform(documents))
 
 
+def import_dependencies(vectorizer):
+    """Import, on the calling thread, the optional modules ``vectorizer`` needs to transform (scikit-learn for
+    settings nbfast's kernels do not implement, such as ``stop_words="english"`` or ``analyzer="char"``).
+
+    The readers transform blocks in worker threads; a module imported for the first time by two of them at
+    once can be seen half-initialised, so it is imported here, before any of them starts.  A missing one
+    raises :class:`nbfast._compat.MissingDependency` here too.  A vectorizer that is not nbfast's was made
+    with its own modules already imported.
+    """
+    if isinstance(vectorizer, AnalysisMixin):
+        vectorizer._import_dependencies()
+
+
 def iter_text(path, chunk_size, text_format, *, vectorizer=None, fields=("label", "text"), header=False):
-    """Yield :class:`nbfast.readers.Block` s of at most ``chunk_size`` lines of a text file.
+    """The :class:`nbfast.readers.Block` s of at most ``chunk_size`` lines of a text file, as an iterator.
 
     Parameters
     ----------
@@ -158,8 +172,16 @@ def iter_text(path, chunk_size, text_format, *, vectorizer=None, fields=("label"
         JSONL field names of the label (None: no labels read) and of the document.
     header : bool, default=False
         Skip the first line (a header).
+
+    The optional modules the vectorizer needs are imported by this call, on the calling thread (see
+    :func:`import_dependencies`), before the threads that read the file start.
     """
-    parse = _PARSERS[text_format]
+    import_dependencies(vectorizer)
+    return _text_blocks(path, chunk_size, _PARSERS[text_format], vectorizer, fields, header)
+
+
+def _text_blocks(path, chunk_size, parse, vectorizer, fields, header):
+    """The generator :func:`iter_text` returns."""
 
     def parsed(chunk):
         """(first line, lines, documents, labels, CSR rows) of a chunk of the file: made in parallel."""
