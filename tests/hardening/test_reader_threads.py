@@ -1,13 +1,16 @@
-"""The threads that read and vectorize input blocks in the command line: optional modules are imported before
-they start, on the thread that starts them."""
+"""The threads that read, vectorize and score input blocks in the command line: optional modules are imported
+before they start, on the thread that starts them; there are never more of them than blocks or CPUs."""
 
 import json
 import os
 import subprocess
 import sys
 import textwrap
+import threading
 
 import pytest
+
+from nbfast.readers import ordered_map
 
 WORDS = ["spam", "ham", "offer", "meeting", "the", "and", "cheap", "agenda", "of", "win", "report", "now"]
 
@@ -94,3 +97,39 @@ def test_optional_modules_are_imported_on_the_calling_thread_before_threads_star
     assert all(on_main for _, _, on_main in imports), imports
     assert all(events.index(event) < first_thread for event in imports), events
 
+
+# ----------------------------------------------------------------------------- threads bounded by the work and CPUs
+@pytest.fixture
+def small_model(tmp_path):
+    """A folder holding m.nbf, trained on two lines of text, one.txt (one line) and many.txt (40 lines)."""
+    (tmp_path / "d.tsv").write_text("spam\tcheap offer now\nham\tmeeting agenda\n")
+    (tmp_path / "one.txt").write_text("cheap offer\n")
+    (tmp_path / "many.txt").write_text("cheap offer\nmeeting\n" * 20)
+    _nbfast(tmp_path, "train", "d.tsv", "-o", "m.nbf")
+    return tmp_path
+
+
+def _map_threads(events):
+    return [event for event in events if event[0] == "thread" and event[1].startswith("nbfast-map")]
+
+
+def test_a_huge_omp_num_threads_starts_one_thread_per_block(small_model):
+    env = {**os.environ, "OMP_NUM_THREADS": "64"}
+    events = _recorded(small_model, "predict", "m.nbf", "one.txt", "-o", "out.csv", env=env)
+    assert len(_map_threads(events)) <= 2  # one block: one thread reads it, one scores it
+    assert (small_model / "out.csv").read_text().splitlines() == ["label", "spam"]
+
+
+def test_reader_threads_are_at_most_the_cpus(small_model):
+    env = {**os.environ, "OMP_NUM_THREADS": "64"}
+    events = _recorded(small_model, "predict", "m.nbf", "many.txt", "-o", "out.csv", "--chunk-size", "1", env=env)
+    assert len(_map_threads(events)) <= 2 * len(os.sched_getaffinity(0))  # the reading and the scoring threads
+    assert len((small_model / "out.csv").read_text().splitlines()) == 41
+
+
+def test_ordered_map_starts_no_more_threads_than_items():
+    def threads_alive(item):
+        return len([thread for thread in threading.enumerate() if thread.name.startswith("nbfast-map")])
+
+    assert list(ordered_map(threads_alive, iter([7]), 16)) == [1]
+    assert max(ordered_map(threads_alive, iter(range(3)), 16)) <= 3
