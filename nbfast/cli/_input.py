@@ -12,7 +12,7 @@ from nbfast._compat import tqdm_if_installed
 from nbfast.cli._errors import CommandError, positive_int
 from nbfast.persist import ModelFile
 from nbfast.persist._files import replacing
-from nbfast.readers import FORMATS, input_format, iter_blocks, prefetch
+from nbfast.readers import FORMATS, STDIN, input_format, iter_blocks, prefetch
 from nbfast.readers.text import TEXT_FORMATS
 
 
@@ -29,7 +29,8 @@ def _same_file(a, b):
 def add_input_arguments(parser, *, required=True):
     parser.add_argument("input", nargs="+" if required else "*", metavar="INPUT",
                         help="svmlight/libsvm files, .npz CSR archives, or text: one document per line (.txt), "
-                             "label<TAB>text (.tsv), JSON lines (.jsonl); .gz and .bz2 too")
+                             "label<TAB>text (.tsv), JSON lines (.jsonl); .gz and .bz2 too; - for standard input "
+                             "(its format given by --format, svmlight by default)")
     parser.add_argument("--format", choices=FORMATS, dest="file_format",
                         help="format of every input (default: by extension, svmlight when unknown)")
     parser.add_argument("--chunk-size", type=positive_int, default=10_000, metavar="N",
@@ -47,8 +48,13 @@ def add_input_arguments(parser, *, required=True):
 
 
 def check_inputs(args):
-    """Refuse, before any work, inputs that are folders, text mixed with feature vectors in one run, and
-    --header without text input (CommandError)."""
+    """Refuse, before any work, inputs that are folders, standard input (``-``) named twice or as an .npz
+    archive, text mixed with feature vectors in one run, and --header without text input (CommandError)."""
+    if args.input.count(STDIN) > 1:
+        raise CommandError("- (standard input) is given more than once: it can be read only once")
+    if STDIN in args.input and input_format(STDIN, args.file_format) == "npz":
+        raise CommandError("- (standard input) cannot be read as .npz (an archive is read out of order): save it "
+                           "to a file first")
     for path in args.input:
         if os.path.isdir(path):
             raise CommandError(f"{path} is a folder: name the files in it (for instance {path}/*)")
@@ -235,7 +241,7 @@ def rows_input(block, model, n_features):
 
 def input_bytes(paths):
     """Total size of uncompressed inputs (None when one is compressed: the total is unknown)."""
-    if any(str(p).endswith((".gz", ".bz2", ".npz")) for p in paths):
+    if any(str(p) == STDIN or str(p).endswith((".gz", ".bz2", ".npz")) for p in paths):
         return None
     return sum(os.path.getsize(p) for p in paths)
 

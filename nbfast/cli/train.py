@@ -42,6 +42,7 @@ from nbfast.cli._input import (
 from nbfast.naive_bayes import ESTIMATORS
 from nbfast.naive_bayes._base import unique_classes
 from nbfast.persist import save
+from nbfast.readers import STDIN
 from nbfast.text import VECTORIZERS as TEXT_VECTORIZERS
 from nbfast.text import CountVectorizer, HashingVectorizer
 from nbfast.text._lines import DocumentBlocks
@@ -244,7 +245,7 @@ def check_rereadable(args):
     """Refuse inputs that cannot be read twice (a pipe, a terminal, standard input): training reads its input
     once for the labels and once to fit (CommandError)."""
     for path in args.input:
-        if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):  # folders are refused before
+        if path == STDIN or os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):  # folders: before
             raise CommandError(f"{path} is not a regular file (a pipe or a device?): `nbfast train` reads its input "
                                "more than once (the labels first, then the fit); save it to a file first")
 

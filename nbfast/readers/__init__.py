@@ -12,13 +12,13 @@ Each reader yields :class:`Block` objects; ``Block.to_csr(n_features)`` checks
 feature indices against the model's and names the offending line.
 """
 
-from nbfast.readers._block import Block, ordered_map, prefetch
+from nbfast.readers._block import STDIN, Block, ordered_map, prefetch
 from nbfast.readers.npz import iter_npz, save_npz
 from nbfast.readers.svmlight import iter_svmlight
 from nbfast.readers.text import TEXT_FORMATS, import_dependencies, iter_text
 
-__all__ = ["FORMATS", "TEXT_FORMATS", "Block", "input_format", "iter_blocks", "iter_npz", "iter_svmlight", "ordered_map",
-           "prefetch", "save_npz"]
+__all__ = ["FORMATS", "STDIN", "TEXT_FORMATS", "Block", "input_format", "iter_blocks", "iter_npz", "iter_svmlight",
+           "ordered_map", "prefetch", "save_npz"]
 
 #: Input formats, and the file extensions (also under .gz/.bz2) that select them.
 FORMATS = ("svmlight", "npz", "lines", "tsv", "jsonl")

@@ -6,6 +6,7 @@ import collections
 import functools
 import gzip
 import queue
+import sys
 import threading
 import zlib
 
@@ -71,8 +72,15 @@ class Block:
         return sp.Rows(self.data, self.indices, self.indptr, (self.n_rows, n_features))
 
 
+#: The path that names standard input, as command-line tools take it.
+STDIN = "-"
+
+
 def open_input(path):
-    """A binary file object for ``path``, decompressed when it ends in ``.gz`` or ``.bz2``."""
+    """A binary file object for ``path``, decompressed when it ends in ``.gz`` or ``.bz2``; ``-`` is standard
+    input (closing the file object leaves it open)."""
+    if str(path) == STDIN:
+        return open(sys.stdin.fileno(), "rb", closefd=False)
     if str(path).endswith(".gz"):
         return gzip.open(path, "rb")
     if str(path).endswith(".bz2"):

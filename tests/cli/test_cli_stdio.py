@@ -1,0 +1,50 @@
+"""Standard input and output: ``-`` reads standard input, and ``-o -`` writes nothing before the input is known
+to be readable."""
+
+import subprocess
+import sys
+
+import pytest
+
+from nbfast.cli import main
+
+DOCUMENTS = "cheap offer now\nmeeting agenda\nwin cheap\n"
+
+
+@pytest.fixture
+def text_model(tmp_path, capsys):
+    """A folder holding m.nbf (trained on text) and docs.txt."""
+    (tmp_path / "d.tsv").write_text("spam\tcheap offer now win\nham\tmeeting agenda report\n")
+    (tmp_path / "docs.txt").write_text(DOCUMENTS)
+    assert main(["train", str(tmp_path / "d.tsv"), "-o", str(tmp_path / "m.nbf")]) == 0
+    capsys.readouterr()
+    return tmp_path
+
+
+def _nbfast(folder, *args, stdin=""):
+    return subprocess.run([sys.executable, "-m", "nbfast.cli", *args], cwd=folder, input=stdin, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_dash_reads_standard_input(text_model):
+    result = _nbfast(text_model, "predict", "m.nbf", "-", "--format", "lines", "-o", "-", "--proba",
+                     stdin=DOCUMENTS)
+    assert result.returncode == 0, result.stderr
+    from_file = _nbfast(text_model, "predict", "m.nbf", "docs.txt", "-o", "-", "--proba")
+    assert result.stdout == from_file.stdout
+    assert result.stdout.splitlines()[0].startswith("label,") and len(result.stdout.splitlines()) == 4
+
+
+def _assert_one_line_error(result, fragment):
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and fragment in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_standard_input_is_refused_where_it_cannot_be_read(text_model):
+    _assert_one_line_error(_nbfast(text_model, "train", "-", "--format", "tsv", "-o", "m2.nbf",
+                                   stdin="spam\tcheap\n"), "reads its input more than once")
+    _assert_one_line_error(_nbfast(text_model, "predict", "m.nbf", "-", "-", "--format", "lines", "-o", "-",
+                                   stdin=DOCUMENTS), "given more than once")
+    _assert_one_line_error(_nbfast(text_model, "predict", "m.nbf", "-", "--format", "npz", "-o", "-"),
+                           "cannot be read as .npz")
