@@ -92,12 +92,38 @@ def check_output(path, inputs, suffixes, what, *, stdout=False):
         raise CommandError(f"-o {path}: {suffix} files are not written here; {what}")
 
 
+#: The most bytes written to standard output by one call (see :class:`_Pieces`).
+_PIECE_BYTES = 1 << 16
+
+
+class _Pieces:
+    """A binary file that writes what it is given in pieces of at most ``_PIECE_BYTES``.
+
+    A write to a pipe whose reader leaves (``| head``) while the write is under way ends early without an
+    error, and Python's buffered file then drops the rest silently: written in pieces, the next piece
+    meets the closed pipe and raises BrokenPipeError, as the command line expects.
+    """
+
+    def __init__(self, f):
+        self._f = f
+
+    def write(self, data):
+        view = memoryview(data).cast("B")
+        for start in range(0, len(view), _PIECE_BYTES):
+            self._f.write(view[start:start + _PIECE_BYTES])
+        return len(view)
+
+    def flush(self):
+        self._f.flush()
+
+
 @contextlib.contextmanager
 def output_file(path):
-    """A binary file for the output ``path``: standard output for ``-``, else written as
-    :func:`nbfast.persist._files.replacing` does (a regular file replaced whole at the end)."""
+    """A binary file for the output ``path``: standard output for ``-`` (written in pieces, see
+    :class:`_Pieces`), else written as :func:`nbfast.persist._files.replacing` does (a regular file replaced
+    whole at the end)."""
     if path == "-":
-        yield sys.stdout.buffer
+        yield _Pieces(sys.stdout.buffer)
         sys.stdout.buffer.flush()
         return
     with replacing(path) as f:

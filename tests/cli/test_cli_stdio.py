@@ -48,3 +48,21 @@ def test_standard_input_is_refused_where_it_cannot_be_read(text_model):
                                    stdin=DOCUMENTS), "given more than once")
     _assert_one_line_error(_nbfast(text_model, "predict", "m.nbf", "-", "--format", "npz", "-o", "-"),
                            "cannot be read as .npz")
+@pytest.mark.parametrize("lines_read", [1, 300])
+def test_a_reader_leaving_mid_block_ends_the_command_with_sigpipe_status(tmp_path, capsys, lines_read):
+    """`nbfast predict ... -o - | head -N`: a block larger than the pipe, its reader gone while it is written,
+    ends the command with 128 + SIGPIPE and no error line, never a success that dropped rows."""
+    (tmp_path / "d.tsv").write_text("spam\tcheap offer now win\nham\tmeeting agenda report\n")
+    (tmp_path / "docs.txt").write_text(DOCUMENTS * 5000)
+    assert main(["train", str(tmp_path / "d.tsv"), "-o", str(tmp_path / "m.nbf")]) == 0
+    capsys.readouterr()
+    command = [sys.executable, "-m", "nbfast.cli", "predict", str(tmp_path / "m.nbf"), str(tmp_path / "docs.txt"),
+               "-o", "-", "--proba", "--chunk-size", "20000"]
+    for _ in range(3):
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for _ in range(lines_read):
+            process.stdout.readline()
+        process.stdout.close()
+        stderr = process.stderr.read().decode()
+        assert process.wait(timeout=120) == 141, stderr
+        assert "error" not in stderr and "Traceback" not in stderr, stderr
