@@ -48,14 +48,17 @@ def add_input_arguments(parser, *, required=True):
 
 
 def check_inputs(args):
-    """Refuse, before any work, inputs that are folders, standard input (``-``) named twice or as an .npz
-    archive, text mixed with feature vectors in one run, and --header without text input (CommandError)."""
+    """Refuse, before any work, inputs that do not exist or are folders, standard input (``-``) named twice or
+    as an .npz archive, text mixed with feature vectors in one run, and --header without text input
+    (CommandError)."""
     if args.input.count(STDIN) > 1:
         raise CommandError("- (standard input) is given more than once: it can be read only once")
     if STDIN in args.input and input_format(STDIN, args.file_format) == "npz":
         raise CommandError("- (standard input) cannot be read as .npz (an archive is read out of order): save it "
                            "to a file first")
     for path in args.input:
+        if path != STDIN and not os.path.exists(path):
+            raise CommandError(f"{path}: No such file or directory")
         if os.path.isdir(path):
             raise CommandError(f"{path} is a folder: name the files in it (for instance {path}/*)")
     text = text_inputs(args)

@@ -94,7 +94,9 @@ class CsvWriter(_Writer):
     """label[,proba_<class>...] rows after a header; probabilities with 17 significant digits (exact).
 
     Each class is formatted once (numbers as they are, other labels quoted where needed); a kernel then
-    writes a block's rows without the GIL: the fields of its class indices, and any probabilities.
+    writes a block's rows without the GIL: the fields of its class indices, and any probabilities.  The
+    header is written with the first rows (or by ``finish``): an input that fails before its first block
+    is scored leaves nothing written, not even on standard output.
     """
 
     def __init__(self, f, classes, proba, *, safe_labels=False):
@@ -108,7 +110,7 @@ class CsvWriter(_Writer):
         self._field_bytes = b"".join(encoded)
         self._field_ends = np.cumsum([len(field) for field in encoded], dtype=np.int64)
         header = ["label"] + ([f"proba_{c}" for c in strings] if proba else [])
-        f.write((_csv_record(header) + "\n").encode())
+        self._header = (_csv_record(header) + "\n").encode()
 
     def encode(self, class_index, proba):
         """The CSV rows of a block's classes (indices into the model's classes) and probabilities (None: the
@@ -118,8 +120,17 @@ class CsvWriter(_Writer):
         return csv_rows(self._field_bytes, self._field_ends, class_index, np.ascontiguousarray(proba, dtype=np.float64))
 
     def write(self, rows):
-        """Write the rows ``encode`` made, in the input's order."""
+        """Write the rows ``encode`` made, in the input's order (after the header, the first time)."""
+        self._write_header()
         self._f.write(rows)
+
+    def finish(self):
+        self._write_header()  # an input of no rows: the header alone
+
+    def _write_header(self):
+        if self._header is not None:
+            self._f.write(self._header)
+            self._header = None
 
 
 class NpyWriter(_Writer):

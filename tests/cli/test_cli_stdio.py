@@ -48,6 +48,27 @@ def test_standard_input_is_refused_where_it_cannot_be_read(text_model):
                                    stdin=DOCUMENTS), "given more than once")
     _assert_one_line_error(_nbfast(text_model, "predict", "m.nbf", "-", "--format", "npz", "-o", "-"),
                            "cannot be read as .npz")
+
+
+@pytest.mark.parametrize("proba", [[], ["--proba"]])
+def test_nothing_is_written_to_standard_output_before_an_input_error(files, capsys, proba):
+    (files / "bad.svm").write_text("x 1:1\n0 1:1\n")
+    for inputs, fragment in [([files / "missing.svm"], "missing.svm: No such file or directory"),
+                             ([files / "d.svm", files / "missing.svm"], "missing.svm: No such file or directory"),
+                             ([files / "bad.svm"], "bad.svm line 1")]:
+        status = main(["predict", str(files / "m.nbf"), *map(str, inputs), "-o", "-", *proba])
+        out, err = capsys.readouterr()
+        assert status == 2
+        assert out == ""
+        assert err.count("\n") == 1 and fragment in err, err
+
+
+def test_an_input_of_no_rows_still_gets_its_header(files, capsys):
+    (files / "empty.svm").write_text("")
+    assert main(["predict", str(files / "m.nbf"), str(files / "empty.svm"), "-o", "-"]) == 0
+    assert capsys.readouterr().out == "label\n"
+
+
 @pytest.mark.parametrize("lines_read", [1, 300])
 def test_a_reader_leaving_mid_block_ends_the_command_with_sigpipe_status(tmp_path, capsys, lines_read):
     """`nbfast predict ... -o - | head -N`: a block larger than the pipe, its reader gone while it is written,
