@@ -276,10 +276,15 @@ def input_bytes(paths):
 
 
 class Progress:
-    """A tqdm bar on a terminal (when tqdm is installed); a one-line summary at the end in any case."""
+    """A tqdm bar on a terminal (when tqdm is installed); a one-line summary at the end in any case.
 
-    def __init__(self, description, paths):
-        self.description, self.n_rows, self.start = description, 0, time.perf_counter()
+    The summary's time runs from ``start`` (a :func:`time.perf_counter` value; default: now), so that a
+    command reading its input more than once reports the whole run.
+    """
+
+    def __init__(self, description, paths, *, start=None):
+        self.description, self.n_rows = description, 0
+        self.start = time.perf_counter() if start is None else start
         self._bar = None
         if sys.stderr.isatty():
             tqdm = tqdm_if_installed()

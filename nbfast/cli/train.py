@@ -18,6 +18,7 @@ import itertools
 import os
 import stat
 import sys
+import time
 import warnings
 
 import numpy as np
@@ -251,6 +252,7 @@ def check_rereadable(args):
 
 
 def run(args):
+    started = time.perf_counter()  # the summary reports the whole run, every pass over the input included
     check_output(args.output, args.input, ("", ".nbf"), "a model file is written as .nbf (or without an extension)")
     check_inputs(args)
     check_rereadable(args)
@@ -271,7 +273,7 @@ def run(args):
         raise ValueError(f"--calibrate-cv does not apply to --model {args.model}")
     models = [estimator] if n_folds == 1 else [make_estimator(args) for _ in range(n_folds)]
     whole = None if estimator._incremental else ([], [])  # a model fitted on all rows at once keeps the blocks
-    progress = Progress("training", args.input)
+    progress = Progress("training", args.input, start=started)
     # one model learning a block at a time takes the blocks' buffers (no scipy matrix); folds select rows of
     # a matrix, and a model fitted at once stacks them
     as_rows = n_folds == 1 and whole is None
