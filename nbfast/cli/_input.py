@@ -13,7 +13,7 @@ from nbfast.cli._errors import CommandError, positive_int
 from nbfast.persist import ModelFile
 from nbfast.persist._files import replacing
 from nbfast.readers import FORMATS, STDIN, input_format, iter_blocks, prefetch
-from nbfast.readers.text import TEXT_FORMATS
+from nbfast.readers.text import DECODE_ERRORS, TEXT_FORMATS, check_encoding
 
 
 # ---------------------------------------------------------------------- output
@@ -45,6 +45,12 @@ def add_input_arguments(parser, *, required=True):
                         help="JSONL field holding the document (default 'text')")
     parser.add_argument("--header", action="store_true",
                         help="text input: the first line of each file is a header, skipped")
+    parser.add_argument("--encoding", metavar="NAME",
+                        help="text input: its encoding (default utf-8); one that writes a line end as a newline "
+                             "byte, such as latin-1 or cp1252")
+    parser.add_argument("--decode-errors", choices=DECODE_ERRORS, dest="decode_error",
+                        help="text input: what bytes not valid in the encoding do: strict (the default) stops with "
+                             "the line's number, replace reads each as U+FFFD, ignore drops them")
 
 
 def check_inputs(args):
@@ -67,8 +73,16 @@ def check_inputs(args):
         raise CommandError(f"{text[0]} is read as text ({input_format(text[0], args.file_format)}) and "
                            f"{vectors[0]} as feature vectors ({input_format(vectors[0], args.file_format)}): "
                            "give one kind of input per run")
-    if args.header and not text:
-        raise CommandError("--header applies only to text input (lines, tsv, jsonl)")
+    given = [option for option, value in (("--header", args.header), ("--encoding", args.encoding),
+                                          ("--decode-errors", args.decode_error)) if value]
+    if given and not text:
+        raise CommandError(f"{given[0]} applies only to text input (lines, tsv, jsonl)")
+    check_encoding(*decoding(args))
+
+
+def decoding(args):
+    """(encoding, decode_error) of the text input: the options, or UTF-8 read strictly."""
+    return args.encoding or "utf-8", args.decode_error or "strict"
 
 
 def check_output(path, inputs, suffixes, what, *, stdout=False):
@@ -223,8 +237,10 @@ def read_blocks(args, progress, *, vectorizer=None, labels=True):
     ``labels=False`` reads no JSONL label field.
     """
     fields = (args.label_field if labels else None, args.text_field)
+    encoding, decode_error = decoding(args)
     blocks = iter_blocks(args.input, args.chunk_size, zero_based=bool(args.zero_based), file_format=args.file_format,
-                         vectorizer=vectorizer, fields=fields, header=args.header)
+                         vectorizer=vectorizer, fields=fields, header=args.header, encoding=encoding,
+                         decode_error=decode_error)
     return Blocks(prefetch(blocks), progress)
 
 
