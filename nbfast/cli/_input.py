@@ -165,8 +165,10 @@ def check_input_like_training(args, vectorizer, training_input):
     text = text_inputs(args)
     vectors = [path for path in args.input if path not in text]
     if text and vectorizer is None:
-        raise CommandError(f"{text[0]} is read as text, but {args.model} was not trained on text (it stores no "
-                           "vectorizer): train it on text with `nbfast train`, or pass --format for feature vectors")
+        raise CommandError(f"{text[0]} is read as text, but {args.model} stores no vectorizer to turn text into "
+                           "its features (it was not trained on text, or was saved without one): train it on text "
+                           "with `nbfast train`, or save it from Python with nbfast.save(model, path, "
+                           "vectorizer=vectorizer); or pass --format for feature vectors")
     if vectors and vectorizer is not None:
         raise CommandError(f"{vectors[0]} is read as feature vectors ({input_format(vectors[0], args.file_format)}), "
                            f"but {args.model} was trained on text: give it text (--format lines, tsv or jsonl)")
