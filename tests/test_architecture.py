@@ -25,7 +25,7 @@ LAYERS = (
     ("nbfast.persist", "nbfast.readers"),
     ("nbfast.dask",),
     ("nbfast",),
-    ("nbfast.cli",),
+    ("nbfast.cli", "nbfast.__main__"),  # `python -m nbfast` runs the command line: an entry point, at the top
 )
 
 

@@ -129,8 +129,8 @@ def main(argv=None):
 
 
 def console_script():
-    """The ``nbfast`` executable (and ``python -m nbfast.cli``): :func:`main` on ``sys.argv``, in a process
-    that ends when it returns.
+    """The ``nbfast`` executable (and ``python -m nbfast``, ``python -m nbfast.cli``): :func:`main` on
+    ``sys.argv``, in a process that ends when it returns.
 
     The objects left then are freed with the process; the interpreter's last garbage collection of them
     (a loaded model, every imported module) would only cost time, some tens of milliseconds, so they are

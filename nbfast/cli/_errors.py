@@ -49,7 +49,9 @@ def document_frequency(text):
 
 
 #: The library's messages name its parameters and methods; the command line says its options instead.
-_OPTION_OF = {"zero_based=True": "--zero-based", "file_format": "--format", "to_dict()": "--json"}
+_OPTION_OF = {"zero_based=True": "--zero-based", "file_format": "--format", "to_dict()": "--json",
+              "encoding=NAME": "--encoding NAME",
+              "decode_error='replace' or 'ignore'": "--decode-errors replace or ignore"}
 
 
 def in_cli_words(message):

@@ -12,8 +12,8 @@ from nbfast._compat import tqdm_if_installed
 from nbfast.cli._errors import CommandError, positive_int
 from nbfast.persist import ModelFile
 from nbfast.persist._files import replacing
-from nbfast.readers import FORMATS, input_format, iter_blocks, prefetch
-from nbfast.readers.text import TEXT_FORMATS
+from nbfast.readers import FORMATS, STDIN, input_format, iter_blocks, prefetch
+from nbfast.readers.text import DECODE_ERRORS, TEXT_FORMATS, check_encoding
 
 
 # ---------------------------------------------------------------------- output
@@ -29,7 +29,8 @@ def _same_file(a, b):
 def add_input_arguments(parser, *, required=True):
     parser.add_argument("input", nargs="+" if required else "*", metavar="INPUT",
                         help="svmlight/libsvm files, .npz CSR archives, or text: one document per line (.txt), "
-                             "label<TAB>text (.tsv), JSON lines (.jsonl); .gz and .bz2 too")
+                             "label<TAB>text (.tsv), JSON lines (.jsonl); .gz and .bz2 too; - for standard input "
+                             "(its format given by --format, svmlight by default)")
     parser.add_argument("--format", choices=FORMATS, dest="file_format",
                         help="format of every input (default: by extension, svmlight when unknown)")
     parser.add_argument("--chunk-size", type=positive_int, default=10_000, metavar="N",
@@ -44,12 +45,26 @@ def add_input_arguments(parser, *, required=True):
                         help="JSONL field holding the document (default 'text')")
     parser.add_argument("--header", action="store_true",
                         help="text input: the first line of each file is a header, skipped")
+    parser.add_argument("--encoding", metavar="NAME",
+                        help="text input: its encoding (default utf-8); one that writes a line end as a newline "
+                             "byte, such as latin-1 or cp1252")
+    parser.add_argument("--decode-errors", choices=DECODE_ERRORS, dest="decode_error",
+                        help="text input: what bytes not valid in the encoding do: strict (the default) stops with "
+                             "the line's number, replace reads each as U+FFFD, ignore drops them")
 
 
 def check_inputs(args):
-    """Refuse, before any work, inputs that are folders, text mixed with feature vectors in one run, and
-    --header without text input (CommandError)."""
+    """Refuse, before any work, inputs that do not exist or are folders, standard input (``-``) named twice or
+    as an .npz archive, text mixed with feature vectors in one run, and --header without text input
+    (CommandError)."""
+    if args.input.count(STDIN) > 1:
+        raise CommandError("- (standard input) is given more than once: it can be read only once")
+    if STDIN in args.input and input_format(STDIN, args.file_format) == "npz":
+        raise CommandError("- (standard input) cannot be read as .npz (an archive is read out of order): save it "
+                           "to a file first")
     for path in args.input:
+        if path != STDIN and not os.path.exists(path):
+            raise CommandError(f"{path}: No such file or directory")
         if os.path.isdir(path):
             raise CommandError(f"{path} is a folder: name the files in it (for instance {path}/*)")
     text = text_inputs(args)
@@ -58,8 +73,16 @@ def check_inputs(args):
         raise CommandError(f"{text[0]} is read as text ({input_format(text[0], args.file_format)}) and "
                            f"{vectors[0]} as feature vectors ({input_format(vectors[0], args.file_format)}): "
                            "give one kind of input per run")
-    if args.header and not text:
-        raise CommandError("--header applies only to text input (lines, tsv, jsonl)")
+    given = [option for option, value in (("--header", args.header), ("--encoding", args.encoding),
+                                          ("--decode-errors", args.decode_error)) if value]
+    if given and not text:
+        raise CommandError(f"{given[0]} applies only to text input (lines, tsv, jsonl)")
+    check_encoding(*decoding(args))
+
+
+def decoding(args):
+    """(encoding, decode_error) of the text input: the options, or UTF-8 read strictly."""
+    return args.encoding or "utf-8", args.decode_error or "strict"
 
 
 def check_output(path, inputs, suffixes, what, *, stdout=False):
@@ -86,12 +109,38 @@ def check_output(path, inputs, suffixes, what, *, stdout=False):
         raise CommandError(f"-o {path}: {suffix} files are not written here; {what}")
 
 
+#: The most bytes written to standard output by one call (see :class:`_Pieces`).
+_PIECE_BYTES = 1 << 16
+
+
+class _Pieces:
+    """A binary file that writes what it is given in pieces of at most ``_PIECE_BYTES``.
+
+    A write to a pipe whose reader leaves (``| head``) while the write is under way ends early without an
+    error, and Python's buffered file then drops the rest silently: written in pieces, the next piece
+    meets the closed pipe and raises BrokenPipeError, as the command line expects.
+    """
+
+    def __init__(self, f):
+        self._f = f
+
+    def write(self, data):
+        view = memoryview(data).cast("B")
+        for start in range(0, len(view), _PIECE_BYTES):
+            self._f.write(view[start:start + _PIECE_BYTES])
+        return len(view)
+
+    def flush(self):
+        self._f.flush()
+
+
 @contextlib.contextmanager
 def output_file(path):
-    """A binary file for the output ``path``: standard output for ``-``, else written as
-    :func:`nbfast.persist._files.replacing` does (a regular file replaced whole at the end)."""
+    """A binary file for the output ``path``: standard output for ``-`` (written in pieces, see
+    :class:`_Pieces`), else written as :func:`nbfast.persist._files.replacing` does (a regular file replaced
+    whole at the end)."""
     if path == "-":
-        yield sys.stdout.buffer
+        yield _Pieces(sys.stdout.buffer)
         sys.stdout.buffer.flush()
         return
     with replacing(path) as f:
@@ -116,8 +165,10 @@ def check_input_like_training(args, vectorizer, training_input):
     text = text_inputs(args)
     vectors = [path for path in args.input if path not in text]
     if text and vectorizer is None:
-        raise CommandError(f"{text[0]} is read as text, but {args.model} was not trained on text (it stores no "
-                           "vectorizer): train it on text with `nbfast train`, or pass --format for feature vectors")
+        raise CommandError(f"{text[0]} is read as text, but {args.model} stores no vectorizer to turn text into "
+                           "its features (it was not trained on text, or was saved without one): train it on text "
+                           "with `nbfast train`, or save it from Python with nbfast.save(model, path, "
+                           "vectorizer=vectorizer); or pass --format for feature vectors")
     if vectors and vectorizer is not None:
         raise CommandError(f"{vectors[0]} is read as feature vectors ({input_format(vectors[0], args.file_format)}), "
                            f"but {args.model} was trained on text: give it text (--format lines, tsv or jsonl)")
@@ -188,8 +239,10 @@ def read_blocks(args, progress, *, vectorizer=None, labels=True):
     ``labels=False`` reads no JSONL label field.
     """
     fields = (args.label_field if labels else None, args.text_field)
+    encoding, decode_error = decoding(args)
     blocks = iter_blocks(args.input, args.chunk_size, zero_based=bool(args.zero_based), file_format=args.file_format,
-                         vectorizer=vectorizer, fields=fields, header=args.header)
+                         vectorizer=vectorizer, fields=fields, header=args.header, encoding=encoding,
+                         decode_error=decode_error)
     return Blocks(prefetch(blocks), progress)
 
 
@@ -235,16 +288,21 @@ def rows_input(block, model, n_features):
 
 def input_bytes(paths):
     """Total size of uncompressed inputs (None when one is compressed: the total is unknown)."""
-    if any(str(p).endswith((".gz", ".bz2", ".npz")) for p in paths):
+    if any(str(p) == STDIN or str(p).endswith((".gz", ".bz2", ".npz")) for p in paths):
         return None
     return sum(os.path.getsize(p) for p in paths)
 
 
 class Progress:
-    """A tqdm bar on a terminal (when tqdm is installed); a one-line summary at the end in any case."""
+    """A tqdm bar on a terminal (when tqdm is installed); a one-line summary at the end in any case.
 
-    def __init__(self, description, paths):
-        self.description, self.n_rows, self.start = description, 0, time.perf_counter()
+    The summary's time runs from ``start`` (a :func:`time.perf_counter` value; default: now), so that a
+    command reading its input more than once reports the whole run.
+    """
+
+    def __init__(self, description, paths, *, start=None):
+        self.description, self.n_rows = description, 0
+        self.start = time.perf_counter() if start is None else start
         self._bar = None
         if sys.stderr.isatty():
             tqdm = tqdm_if_installed()

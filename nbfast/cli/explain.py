@@ -25,6 +25,7 @@ from nbfast.cli._input import (
 )
 from nbfast.explanation import explain, top_features
 from nbfast.persist import load, load_vectorizer
+from nbfast.persist._info import shorten
 
 
 def add_arguments(parser):
@@ -50,13 +51,23 @@ def vocabulary_terms(vectorizer):
     return vectorizer.get_feature_names_out() if hasattr(vectorizer, "vocabulary_") else None
 
 
+def shown_feature_names(model, vectorizer):
+    """The feature names (a vocabulary's terms, else the model's ``feature_names_in_``) as a terminal shows
+    them, through :func:`~nbfast.persist._info.shorten`: they are strings a model file stores, which a crafted
+    one can fill with terminal escape sequences.  None when the features have no names."""
+    names = vocabulary_terms(vectorizer)
+    if names is None:
+        names = vars(model).get("feature_names_in_")
+    return None if names is None else [shorten(str(name)) for name in names]
+
+
 def print_top_features(model, vectorizer, n, as_json):
-    """The top features of every class, as text or one JSON object on stdout."""
-    top = top_features(model, n=n, feature_names=vocabulary_terms(vectorizer))
-    if as_json:
-        json.dump(top.to_dict(), sys.stdout)
+    """The top features of every class, as text (names escaped) or one JSON object on stdout."""
+    if as_json:  # JSON escapes every control character itself
+        json.dump(top_features(model, n=n, feature_names=vocabulary_terms(vectorizer)).to_dict(), sys.stdout)
         sys.stdout.write("\n")
         return
+    top = top_features(model, n=n, feature_names=shown_feature_names(model, vectorizer))
     print(f"features that most raise each class's log-odds against the other classes (top {n}):")
     if not top.named:
         print(unnamed_note(vectorizer))
@@ -89,14 +100,15 @@ def hashed_terms(vectorizer, document):
     return terms
 
 
-def name_hashed_features(explanation, vectorizer, documents):
-    """Name the listed features of each explained row by the terms of its document; whether any was named."""
+def name_hashed_features(explanation, vectorizer, documents, display=str):
+    """Name the listed features of each explained row by the terms of its document, each as ``display`` gives
+    it; whether any was named."""
     named = False
     for k, document in enumerate(documents):
         terms = hashed_terms(vectorizer, document)
         for position, column in enumerate(explanation.features[k].tolist()):
             if column in terms:
-                explanation.names[k, position] = terms[column]
+                explanation.names[k, position] = display(terms[column])
                 named = True
     return named
 
@@ -112,7 +124,10 @@ def _row_label(block, i):
 def explain_rows(args, model, vectorizer):
     """Explain every row (or row --row) of the input, one chunk at a time."""
     progress = Progress("explaining", args.input)
-    seen, noted, terms = 0, False, vocabulary_terms(vectorizer)
+    # names as they are in JSON (which escapes control characters), escaped for a terminal in text
+    display = str if args.json else shorten
+    seen, noted = 0, False
+    terms = vocabulary_terms(vectorizer) if args.json else shown_feature_names(model, vectorizer)
     try:
         for block in read_blocks(args, progress, vectorizer=vectorizer, labels=False):
             rows = range(block.n_rows)
@@ -126,7 +141,7 @@ def explain_rows(args, model, vectorizer):
                 explanation = explain(model, X[rows.start:rows.stop], n=args.top, feature_names=terms)
             named = explanation.named
             if terms is None and vectorizer is not None and block.documents is not None:
-                named = name_hashed_features(explanation, vectorizer, block.documents[rows.start:rows.stop])
+                named = name_hashed_features(explanation, vectorizer, block.documents[rows.start:rows.stop], display)
             if not named and not noted and not args.json:
                 print(unnamed_note(vectorizer))
                 noted = True

@@ -5,7 +5,7 @@ escaped, long fields cut, so that a crafted file cannot drive the terminal or fa
 """
 
 from nbfast.cli._errors import positive_int
-from nbfast.cli.explain import unnamed_note, vocabulary_terms
+from nbfast.cli.explain import shown_feature_names, unnamed_note
 from nbfast.explanation import top_features
 from nbfast.persist import load, load_vectorizer, read_info
 from nbfast.persist._info import shorten
@@ -54,10 +54,7 @@ def _print_top_features(path, n):
     """The top features of every class, their names (a vocabulary's terms, the model's feature names: stored
     strings too) shown through ``shorten`` (class labels are shown by ``repr``)."""
     model, vectorizer = load(path), load_vectorizer(path)
-    names = vocabulary_terms(vectorizer)
-    if names is None:
-        names = vars(model).get("feature_names_in_")
-    top = top_features(model, n=n, feature_names=None if names is None else [shorten(str(name)) for name in names])
+    top = top_features(model, n=n, feature_names=shown_feature_names(model, vectorizer))
     print(f"features that most raise each class's log-odds against the other classes (top {n}):")
     if not top.named:
         print(unnamed_note(vectorizer))

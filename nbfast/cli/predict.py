@@ -17,6 +17,7 @@ import tempfile
 import numpy as np
 
 from nbfast._kernels.csvrows import csv_rows
+from nbfast.cli._errors import CommandError
 from nbfast.cli._input import (
     Progress,
     add_input_arguments,
@@ -35,6 +36,9 @@ def add_arguments(parser):
     parser.add_argument("-o", "--output", required=True, metavar="OUT",
                         help="CSV file (label[,proba_<class>...] per row), or .npy; - for standard output (CSV)")
     parser.add_argument("--proba", action="store_true", help="write the probability of every class too")
+    parser.add_argument("--csv-safe-labels", action="store_true",
+                        help="CSV: write a text label that starts with =, +, -, @, a tab or a carriage return after "
+                             "a single quote (') so that a spreadsheet shows it as text, never runs it as a formula")
 
 
 class _Echo:
@@ -44,12 +48,24 @@ class _Echo:
         return text
 
 
-_CSV = csv.writer(_Echo(), lineterminator="\n")  # the line end tells the writer to quote fields holding one
+# The writer quotes a field holding a character of its line end: with "\r\n", a field holding either (a bare
+# "\r" too, which a CSV reader takes as a line end) is quoted, whatever line end the output uses.
+_CSV = csv.writer(_Echo(), lineterminator="\r\n")
 
 
 def _csv_record(fields):
     """[text, ...] -> one CSV record without its line end, quoted as the csv module does."""
-    return _CSV.writerow(fields)[:-1]
+    return _CSV.writerow(fields)[:-2]
+
+
+#: The first characters that make a spreadsheet read a cell as a formula (and a tab or carriage return, which
+#: can hide one); a label starting with one is written after a single quote with --csv-safe-labels.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _safe_label(label):
+    """``label`` (text) as a spreadsheet shows it as text: after a single quote when it could start a formula."""
+    return "'" + label if label.startswith(_FORMULA_STARTS) else label
 
 
 def _label_strings(labels):
@@ -78,18 +94,23 @@ class CsvWriter(_Writer):
     """label[,proba_<class>...] rows after a header; probabilities with 17 significant digits (exact).
 
     Each class is formatted once (numbers as they are, other labels quoted where needed); a kernel then
-    writes a block's rows without the GIL: the fields of its class indices, and any probabilities.
+    writes a block's rows without the GIL: the fields of its class indices, and any probabilities.  The
+    header is written with the first rows (or by ``finish``): an input that fails before its first block
+    is scored leaves nothing written, not even on standard output.
     """
 
-    def __init__(self, f, classes, proba):
+    def __init__(self, f, classes, proba, *, safe_labels=False):
         self._f = f
         strings = _label_strings(classes)
-        fields = strings if classes.dtype.kind in "iufb" else [_csv_record([label]) for label in strings]
+        if classes.dtype.kind in "iufb":  # numbers: never quoted, never a formula
+            fields = strings
+        else:
+            fields = [_csv_record([_safe_label(label) if safe_labels else label]) for label in strings]
         encoded = [field.encode() for field in fields]
         self._field_bytes = b"".join(encoded)
         self._field_ends = np.cumsum([len(field) for field in encoded], dtype=np.int64)
         header = ["label"] + ([f"proba_{c}" for c in strings] if proba else [])
-        f.write((_csv_record(header) + "\n").encode())
+        self._header = (_csv_record(header) + "\n").encode()
 
     def encode(self, class_index, proba):
         """The CSV rows of a block's classes (indices into the model's classes) and probabilities (None: the
@@ -99,8 +120,17 @@ class CsvWriter(_Writer):
         return csv_rows(self._field_bytes, self._field_ends, class_index, np.ascontiguousarray(proba, dtype=np.float64))
 
     def write(self, rows):
-        """Write the rows ``encode`` made, in the input's order."""
+        """Write the rows ``encode`` made, in the input's order (after the header, the first time)."""
+        self._write_header()
         self._f.write(rows)
+
+    def finish(self):
+        self._write_header()  # an input of no rows: the header alone
+
+    def _write_header(self):
+        if self._header is not None:
+            self._f.write(self._header)
+            self._header = None
 
 
 class NpyWriter(_Writer):
@@ -146,12 +176,16 @@ class NpyWriter(_Writer):
 def run(args):
     check_output(args.output, [args.model, *args.input], ("", ".csv", ".txt", ".npy"),
                  "the output is CSV (.csv, .txt) or .npy", stdout=True)
+    as_npy = str(args.output).endswith(".npy")
+    if as_npy and args.csv_safe_labels:
+        raise CommandError("--csv-safe-labels applies only to CSV output")
     model_file, vectorizer = open_model(args)
     progress = Progress("predicting", args.input)
     with model_file, read_blocks(args, progress, vectorizer=vectorizer, labels=False) as blocks:
         model = model_file.model()  # loaded while the first blocks are read
-        writer_class = NpyWriter if str(args.output).endswith(".npy") else CsvWriter
-        with output_file(args.output) as f, writer_class(f, model.classes_, args.proba) as writer:
+        options = {} if as_npy else {"safe_labels": args.csv_safe_labels}
+        with output_file(args.output) as f, (NpyWriter if as_npy else CsvWriter)(f, model.classes_, args.proba,
+                                                                                  **options) as writer:
 
             def scored(block):
                 X = rows_input(block, model, model.n_features_in_)

@@ -18,6 +18,7 @@ import itertools
 import os
 import stat
 import sys
+import time
 import warnings
 
 import numpy as np
@@ -42,6 +43,7 @@ from nbfast.cli._input import (
 from nbfast.naive_bayes import ESTIMATORS
 from nbfast.naive_bayes._base import unique_classes
 from nbfast.persist import save
+from nbfast.readers import STDIN
 from nbfast.text import VECTORIZERS as TEXT_VECTORIZERS
 from nbfast.text import CountVectorizer, HashingVectorizer
 from nbfast.text._lines import DocumentBlocks
@@ -244,12 +246,13 @@ def check_rereadable(args):
     """Refuse inputs that cannot be read twice (a pipe, a terminal, standard input): training reads its input
     once for the labels and once to fit (CommandError)."""
     for path in args.input:
-        if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):  # folders are refused before
+        if path == STDIN or os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):  # folders: before
             raise CommandError(f"{path} is not a regular file (a pipe or a device?): `nbfast train` reads its input "
                                "more than once (the labels first, then the fit); save it to a file first")
 
 
 def run(args):
+    started = time.perf_counter()  # the summary reports the whole run, every pass over the input included
     check_output(args.output, args.input, ("", ".nbf"), "a model file is written as .nbf (or without an extension)")
     check_inputs(args)
     check_rereadable(args)
@@ -270,7 +273,7 @@ def run(args):
         raise ValueError(f"--calibrate-cv does not apply to --model {args.model}")
     models = [estimator] if n_folds == 1 else [make_estimator(args) for _ in range(n_folds)]
     whole = None if estimator._incremental else ([], [])  # a model fitted on all rows at once keeps the blocks
-    progress = Progress("training", args.input)
+    progress = Progress("training", args.input, start=started)
     # one model learning a block at a time takes the blocks' buffers (no scipy matrix); folds select rows of
     # a matrix, and a model fitted at once stacks them
     as_rows = n_folds == 1 and whole is None

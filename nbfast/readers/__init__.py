@@ -12,13 +12,13 @@ Each reader yields :class:`Block` objects; ``Block.to_csr(n_features)`` checks
 feature indices against the model's and names the offending line.
 """
 
-from nbfast.readers._block import Block, ordered_map, prefetch
+from nbfast.readers._block import STDIN, Block, ordered_map, prefetch
 from nbfast.readers.npz import iter_npz, save_npz
 from nbfast.readers.svmlight import iter_svmlight
-from nbfast.readers.text import TEXT_FORMATS, iter_text
+from nbfast.readers.text import TEXT_FORMATS, check_encoding, import_dependencies, iter_text
 
-__all__ = ["FORMATS", "TEXT_FORMATS", "Block", "input_format", "iter_blocks", "iter_npz", "iter_svmlight", "ordered_map",
-           "prefetch", "save_npz"]
+__all__ = ["FORMATS", "STDIN", "TEXT_FORMATS", "Block", "input_format", "iter_blocks", "iter_npz", "iter_svmlight",
+           "ordered_map", "prefetch", "save_npz"]
 
 #: Input formats, and the file extensions (also under .gz/.bz2) that select them.
 FORMATS = ("svmlight", "npz", "lines", "tsv", "jsonl")
@@ -51,15 +51,27 @@ def input_format(path, file_format=None):
 
 
 def iter_blocks(paths, chunk_size, *, zero_based=False, file_format=None, vectorizer=None, fields=("label", "text"),
-                header=False):
+                header=False, encoding="utf-8", decode_error="strict"):
     """Yield the :class:`Block` s of every input in turn.
 
     Each input is read in its :func:`input_format` (``file_format`` for all,
     when given): ``.npz`` archives, svmlight text, or raw text (see
-    :mod:`nbfast.readers.text`, which ``vectorizer``, ``fields`` and ``header``
-    are for).  When the format was chosen by the file's extension, a parse
+    :mod:`nbfast.readers.text`, which ``vectorizer``, ``fields``, ``header``,
+    ``encoding`` and ``decode_error`` are for).  When the format was chosen by the file's extension, a parse
     error says so.
+
+    The optional modules the vectorizer needs are imported by this call, on the calling thread, before any
+    thread that reads starts (see :func:`nbfast.readers.text.import_dependencies`).
     """
+    check_encoding(encoding, decode_error)
+    import_dependencies(vectorizer)
+    text = {"vectorizer": vectorizer, "fields": fields, "header": header, "encoding": encoding,
+            "decode_error": decode_error}
+    return _blocks(paths, chunk_size, zero_based, file_format, text)
+
+
+def _blocks(paths, chunk_size, zero_based, file_format, text):
+    """The generator :func:`iter_blocks` returns."""
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
     for path in paths:
@@ -69,7 +81,7 @@ def iter_blocks(paths, chunk_size, *, zero_based=False, file_format=None, vector
         elif fmt == "svmlight":
             blocks = iter_svmlight(path, chunk_size, zero_based=zero_based)
         else:
-            blocks = iter_text(path, chunk_size, fmt, vectorizer=vectorizer, fields=fields, header=header)
+            blocks = iter_text(path, chunk_size, fmt, **text)
         try:
             yield from blocks
         except ValueError as exc:

@@ -6,6 +6,7 @@ import collections
 import functools
 import gzip
 import queue
+import sys
 import threading
 import zlib
 
@@ -13,7 +14,7 @@ import numpy as np
 
 from nbfast import _sparse as sp
 from nbfast._kernels import lines as _lines
-from nbfast._kernels.threads import effective_n_threads, limit_this_thread
+from nbfast._kernels.threads import available_cpus, effective_n_threads, limit_this_thread
 
 
 class Block:
@@ -71,8 +72,15 @@ class Block:
         return sp.Rows(self.data, self.indices, self.indptr, (self.n_rows, n_features))
 
 
+#: The path that names standard input, as command-line tools take it.
+STDIN = "-"
+
+
 def open_input(path):
-    """A binary file object for ``path``, decompressed when it ends in ``.gz`` or ``.bz2``."""
+    """A binary file object for ``path``, decompressed when it ends in ``.gz`` or ``.bz2``; ``-`` is standard
+    input (closing the file object leaves it open)."""
+    if str(path) == STDIN:
+        return open(sys.stdin.fileno(), "rb", closefd=False)
     if str(path).endswith(".gz"):
         return gzip.open(path, "rb")
     if str(path).endswith(".bz2"):
@@ -282,30 +290,35 @@ def _work(function, tasks, stop):
 
 
 def ordered_map(function, items, n_threads=None):
-    """Yield ``function(item)`` for each of ``items`` in their order, computed by ``n_threads`` threads.
+    """Yield ``function(item)`` for each of ``items`` in their order, computed by at most ``n_threads`` threads.
 
     Blocks are independent, so making them in parallel (each kernel on one thread) keeps every core busy,
     the serial parts of a block's work included, which a kernel's threads cannot share.  ``items`` is
     iterated here; at most ``n_threads + 1`` items are in flight.  An exception of ``function`` is raised
-    when its item's turn comes, and the items after it are not processed.  With one thread (the default
-    when :func:`nbfast._kernels.threads.effective_n_threads` gives one) the calls run in this thread.
+    when its item's turn comes, and the items after it are not processed.
+
+    The threads are bounded by the work and the CPUs: a thread starts only while more items are in flight
+    than threads have started, so there are never more threads than items; ``n_threads`` left to None is
+    :func:`nbfast._kernels.threads.effective_n_threads` capped at the CPUs this process may use (an
+    ``OMP_NUM_THREADS`` larger than that sizes the kernels' OpenMP teams, never this map).  With one thread
+    the calls run in this thread.
 
     The threads are daemons stopped when the result is closed (or exhausted); as :func:`prefetch` does, a
     stopped consumer waits a bounded time for them, never on a lock an interruption may have left held.
     """
-    n_threads = effective_n_threads() if n_threads is None else n_threads
+    n_threads = min(effective_n_threads(), available_cpus()) if n_threads is None else n_threads
     if n_threads <= 1:
         yield from map(function, items)
         return
-    tasks, stop, pending = queue.SimpleQueue(), threading.Event(), collections.deque()
-    workers = [threading.Thread(target=_work, args=(function, tasks, stop), name=f"nbfast-map-{k}", daemon=True)
-               for k in range(n_threads)]
-    for worker in workers:
-        worker.start()
+    tasks, stop, pending, workers = queue.SimpleQueue(), threading.Event(), collections.deque(), []
     try:
         for item in items:
             pending.append(_Task(item))
             tasks.put(pending[-1])
+            if len(workers) < min(n_threads, len(pending)):  # more items in flight than threads
+                workers.append(threading.Thread(target=_work, args=(function, tasks, stop),
+                                                name=f"nbfast-map-{len(workers)}", daemon=True))
+                workers[-1].start()
             if len(pending) > n_threads:
                 yield pending.popleft().outcome()
         while pending:

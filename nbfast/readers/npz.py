@@ -92,9 +92,11 @@ def _open_members(archive, path, names):
     """The members data, indices, indptr (and y) as :class:`_NpyMember` s, their shapes checked against the
     matrix's shape; (members, n_samples, n_features)."""
     sparse_format = _read_small(archive, path, "format", ((), (1,))).item()
-    sparse_format = sparse_format.decode() if isinstance(sparse_format, bytes) else str(sparse_format)
+    sparse_format = sparse_format.decode("utf-8", "replace") if isinstance(sparse_format, bytes) else str(sparse_format)
     if sparse_format != "csr":
-        raise ValueError(f"{path}: holds a {sparse_format.upper()[:20]} matrix; convert it to CSR (X.tocsr())")
+        shown = sparse_format[:20].upper()  # the file's text: escaped unless printable (no terminal sequence)
+        raise ValueError(f"{path}: holds a {shown if shown.isprintable() else ascii(shown)} matrix; convert it to CSR "
+                         "(X.tocsr())")
     n_samples, n_features = (int(v) for v in _read_small(archive, path, "shape", ((2,),)))
     if n_samples < 0 or n_features < 0:
         raise ValueError(f"{path}: negative shape ({n_samples}, {n_features})")

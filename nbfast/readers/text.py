@@ -1,6 +1,6 @@
 """Chunked readers of raw text for the streaming command line: documents to CSR blocks.
 
-Three layouts, one record per line (UTF-8, optionally ``.gz`` or ``.bz2``):
+Three layouts, one record per line (UTF-8 unless told otherwise, optionally ``.gz`` or ``.bz2``):
 
 - ``lines``: the whole line is the document (no labels: for ``nbfast predict``);
 - ``tsv``: the label, a tab, then the document (which may hold spaces and tabs);
@@ -14,6 +14,7 @@ needs the labels only.  A UTF-8 byte order mark and the spaces around a label
 are dropped.  A malformed line raises ValueError naming the file and line.
 """
 
+import codecs
 import json
 
 import numpy as np
@@ -22,6 +23,7 @@ from nbfast import _sparse as sp
 from nbfast._kernels import lines as _lines
 from nbfast.readers._block import Block, line_chunks, ordered_map, quote_line
 from nbfast.text import VECTORIZERS
+from nbfast.text._analysis import AnalysisMixin
 from nbfast.text._lines import TextLines
 
 TEXT_FORMATS = ("lines", "tsv", "jsonl")
@@ -42,16 +44,43 @@ class _LineError(ValueError):
         return ValueError(f"{path} line {first_line + self.index}: {self}: {quote_line(lines[self.index])}")
 
 
-def _decode(lines):
-    """The lines of a block as one str; invalid UTF-8 names its line."""
+#: What ``decode_error`` may be: the vectorizers' parameter of that name, and its meaning.
+DECODE_ERRORS = ("strict", "replace", "ignore")
+
+
+def check_encoding(encoding, decode_error):
+    """Refuse an unknown encoding, one that does not write a newline and a tab as the bytes ASCII does (the
+    lines are found by their newline bytes: UTF-16 or UTF-32, say), and a ``decode_error`` not in
+    :data:`DECODE_ERRORS` (ValueError).  Returns the encoding's canonical name."""
+    if decode_error not in DECODE_ERRORS:
+        raise ValueError(f"decode_error must be one of {', '.join(DECODE_ERRORS)}; got {decode_error!r}")
     try:
-        return lines.data.decode("utf-8")
+        name = codecs.lookup(encoding).name
+        ascii_lines = b"\n\t".decode(name) == "\n\t" and not name.startswith(("utf-16", "utf-32"))
+    except (LookupError, TypeError):  # unknown, or not a text encoding (rot13, base64)
+        raise ValueError(f"unknown text encoding {encoding!r}") from None
+    except UnicodeDecodeError:
+        ascii_lines = False
+    if not ascii_lines:
+        raise ValueError(f"the encoding {encoding!r} does not write a line end as one newline byte; convert the "
+                         "text to UTF-8 first")
+    return name
+
+
+def _decode(lines, encoding, decode_error):
+    """The lines of a block as one str; with ``decode_error="strict"``, bytes not valid in ``encoding`` name
+    their line and the parameters that read them."""
+    try:
+        return lines.data.decode(encoding, decode_error)
     except UnicodeDecodeError:
         for index, line in enumerate(lines):
             try:
-                line.decode("utf-8")
+                line.decode(encoding)
             except UnicodeDecodeError as exc:
-                raise _LineError(index, f"not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
+                shown = "UTF-8" if encoding == "utf-8" else encoding
+                raise _LineError(index, f"not valid {shown} ({exc.reason} at byte {exc.start}; give the file's "
+                                        "encoding as encoding=NAME, or decode_error='replace' or 'ignore' to read "
+                                        "it anyway)") from None
         raise  # pragma: no cover - the block fails only where a line does
 
 
@@ -141,8 +170,22 @@ def _vectorized(vectorizer, documents):
     return sp.csr_matrix(vectorizer.transform(documents))
 
 
-def iter_text(path, chunk_size, text_format, *, vectorizer=None, fields=("label", "text"), header=False):
-    """Yield :class:`nbfast.readers.Block` s of at most ``chunk_size`` lines of a text file.
+def import_dependencies(vectorizer):
+    """Import, on the calling thread, the optional modules ``vectorizer`` needs to transform (scikit-learn for
+    settings nbfast's kernels do not implement, such as ``stop_words="english"`` or ``analyzer="char"``).
+
+    The readers transform blocks in worker threads; a module imported for the first time by two of them at
+    once can be seen half-initialised, so it is imported here, before any of them starts.  A missing one
+    raises :class:`nbfast._compat.MissingDependency` here too.  A vectorizer that is not nbfast's was made
+    with its own modules already imported.
+    """
+    if isinstance(vectorizer, AnalysisMixin):
+        vectorizer._import_dependencies()
+
+
+def iter_text(path, chunk_size, text_format, *, vectorizer=None, fields=("label", "text"), header=False,
+              encoding="utf-8", decode_error="strict"):
+    """The :class:`nbfast.readers.Block` s of at most ``chunk_size`` lines of a text file, as an iterator.
 
     Parameters
     ----------
@@ -158,14 +201,28 @@ def iter_text(path, chunk_size, text_format, *, vectorizer=None, fields=("label"
         JSONL field names of the label (None: no labels read) and of the document.
     header : bool, default=False
         Skip the first line (a header).
+    encoding : str, default="utf-8"
+        The text's encoding: one that writes a newline as the byte ``\\n`` (UTF-8, Latin-1, cp1252, ...).
+    decode_error : {"strict", "replace", "ignore"}, default="strict"
+        What a byte sequence not valid in ``encoding`` does, as the vectorizers' parameter of that name:
+        raise a ValueError naming its line, become U+FFFD, or be dropped.
+
+    The optional modules the vectorizer needs are imported by this call, on the calling thread (see
+    :func:`import_dependencies`), before the threads that read the file start.
     """
-    parse = _PARSERS[text_format]
+    decoding = (check_encoding(encoding, decode_error), decode_error)
+    import_dependencies(vectorizer)
+    return _text_blocks(path, chunk_size, _PARSERS[text_format], vectorizer, fields, header, decoding)
+
+
+def _text_blocks(path, chunk_size, parse, vectorizer, fields, header, decoding):
+    """The generator :func:`iter_text` returns."""
 
     def parsed(chunk):
         """(first line, lines, documents, labels, CSR rows) of a chunk of the file: made in parallel."""
         first_line, lines = chunk
         try:
-            documents, labels = parse(_decode(lines), lines, fields)
+            documents, labels = parse(_decode(lines, *decoding), lines, fields)
         except _LineError as exc:
             raise exc.in_file(path, first_line, lines) from None
         if vectorizer is None:

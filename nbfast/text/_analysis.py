@@ -44,6 +44,18 @@ class AnalysisMixin:
             twin._stop_words_id = self._stop_words_id
         return twin
 
+    def _import_dependencies(self):
+        """Import the optional modules that transforming with these settings needs, on the calling thread.
+
+        Call it before threads transform with this vectorizer: a module that two threads import for the
+        first time at once can be seen half-initialised by one of them (or deadlock the import system).
+        Raises :class:`nbfast._compat.MissingDependency` when one is not installed.
+        """
+        if not self._is_native():
+            self._sklearn_twin()
+        if isinstance(self.stop_words, str):
+            AnalysisMixin.get_stop_words(self)
+
     def _keep_stop_words_check(self, twin):
         """Remember that the twin checked this stop list (scikit-learn warns once per list)."""
         if "_stop_words_id" in twin.__dict__:

@@ -3,6 +3,8 @@
 import subprocess
 import sys
 
+import pytest
+
 from nbfast.cli import main
 
 
@@ -51,3 +53,13 @@ def test_executable_and_module_run_the_console_script():
     result = subprocess.run([sys.executable, "-m", "nbfast.cli", "--version"], capture_output=True, text=True,
                             timeout=120)
     assert result.returncode == 0 and result.stdout.startswith("nbfast ")
+
+
+@pytest.mark.parametrize("module", ["nbfast", "nbfast.cli"])
+def test_python_dash_m_runs_the_command(module, files):
+    result = subprocess.run([sys.executable, "-m", module, "predict", str(files / "m.nbf"), str(files / "d.svm"),
+                             "-o", "-"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0] == "label" and len(result.stdout.splitlines()) == 61
+    result = subprocess.run([sys.executable, "-m", module, "predict"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and result.stderr.startswith("usage: nbfast predict")

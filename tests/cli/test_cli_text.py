@@ -479,3 +479,14 @@ def test_predict_reads_the_header_and_starts_without_the_estimators(tmp_path, ca
             "    model_file.model()\n"
             "assert 'nbfast.naive_bayes' in sys.modules\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_text_model_saved_without_its_vectorizer_names_both_ways_to_store_one(tmp_path, capsys, corpus):
+    documents, labels = corpus
+    vectorizer = HashingVectorizer(n_features=N_FEATURES, alternate_sign=False, norm=None)
+    model = nbfast.MultinomialNB().fit(vectorizer.transform(documents), labels)
+    nbfast.save(model, tmp_path / "m.nbf")  # no vectorizer=
+    docs = write_lines(tmp_path / "docs.txt", documents)
+    status, err = run_cli(capsys, "predict", tmp_path / "m.nbf", docs, "-o", tmp_path / "o.csv")
+    assert_one_line_error(status, err, f"{docs} is read as text", "`nbfast train`",
+                          "nbfast.save(model, path, vectorizer=vectorizer)")

@@ -1,0 +1,135 @@
+"""The threads that read, vectorize and score input blocks in the command line: optional modules are imported
+before they start, on the thread that starts them; there are never more of them than blocks or CPUs."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+
+import pytest
+
+from nbfast.readers import ordered_map
+
+WORDS = ["spam", "ham", "offer", "meeting", "the", "and", "cheap", "agenda", "of", "win", "report", "now"]
+
+
+def _corpus(n_lines):
+    return "".join(" ".join(WORDS[(i * k + k) % len(WORDS)] for k in range(1, 8)) + "\n" for i in range(n_lines))
+
+
+@pytest.fixture
+def stop_words_model(tmp_path):
+    """A folder holding data.tsv, docs.txt (10,000 lines) and m.nbf, trained with English stop words."""
+    pytest.importorskip("sklearn")
+    labels = ["spam", "ham"]
+    (tmp_path / "data.tsv").write_text("".join(f"{labels[i % 2]}\t{line}" for i, line in
+                                               enumerate(_corpus(200).splitlines(keepends=True))))
+    (tmp_path / "docs.txt").write_text(_corpus(10_000))
+    _nbfast(tmp_path, "train", "data.tsv", "-o", "m.nbf", "--stop-words", "english")
+    return tmp_path
+
+
+def _nbfast(folder, *args, env=None):
+    """Run ``python -m nbfast.cli ARGS`` in a fresh process in ``folder``; its CompletedProcess."""
+    result = subprocess.run([sys.executable, "-m", "nbfast.cli", *args], cwd=folder, capture_output=True, text=True,
+                            timeout=300, env=env)
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+def test_predict_with_stop_words_succeeds_in_fresh_processes(stop_words_model):
+    # every block is vectorized by scikit-learn's stop list; before, the worker threads imported it at once
+    # (with more threads than the CPUs asked for, as OMP_NUM_THREADS did, the race was more likely)
+    env = {**os.environ, "OMP_NUM_THREADS": "8"}
+    outputs = set()
+    for run in range(6):
+        _nbfast(stop_words_model, "predict", "m.nbf", "docs.txt", "-o", f"out{run}.csv", "--chunk-size", "500",
+                env=env)
+        outputs.add((stop_words_model / f"out{run}.csv").read_text())
+    assert len(outputs) == 1
+    assert len(outputs.pop().splitlines()) == 10_001
+
+
+#: Runs ``nbfast ARGS`` in this process and prints, as JSON, what happened in order: ["import", module, whether on
+#: the main thread] for each scikit-learn module imported, ["thread", name] for each thread started, then
+#: ["status", exit status].
+_RECORDER = textwrap.dedent("""
+    import json, sys, threading
+    events = []
+
+    class Recorder:
+        def find_spec(self, name, path=None, target=None):
+            if name.partition(".")[0] == "sklearn":
+                events.append(["import", name, threading.current_thread() is threading.main_thread()])
+            return None
+
+    sys.meta_path.insert(0, Recorder())
+    start = threading.Thread.start
+
+    def recorded_start(self):
+        events.append(["thread", self.name])
+        start(self)
+
+    threading.Thread.start = recorded_start
+    from nbfast.cli import main
+    events.append(["status", main(sys.argv[1:])])
+    print(json.dumps(events))
+""")
+
+
+def _recorded(folder, *args, env=None):
+    """The events (see _RECORDER) of ``nbfast ARGS`` run in a fresh process in ``folder``."""
+    result = subprocess.run([sys.executable, "-c", _RECORDER, *args], cwd=folder, capture_output=True, text=True,
+                            timeout=300, env=env)
+    assert result.returncode == 0, result.stderr
+    events = json.loads(result.stdout.splitlines()[-1])
+    assert events[-1] == ["status", 0], result.stderr
+    return events
+
+
+def test_optional_modules_are_imported_on_the_calling_thread_before_threads_start(stop_words_model):
+    events = _recorded(stop_words_model, "predict", "m.nbf", "docs.txt", "-o", "out.csv", "--chunk-size", "5000")
+    imports = [event for event in events if event[0] == "import"]
+    first_thread = next(i for i, event in enumerate(events) if event[0] == "thread")
+    assert imports, "scikit-learn was not imported"
+    assert all(on_main for _, _, on_main in imports), imports
+    assert all(events.index(event) < first_thread for event in imports), events
+
+
+# ----------------------------------------------------------------------------- threads bounded by the work and CPUs
+@pytest.fixture
+def small_model(tmp_path):
+    """A folder holding m.nbf, trained on two lines of text, one.txt (one line) and many.txt (40 lines)."""
+    (tmp_path / "d.tsv").write_text("spam\tcheap offer now\nham\tmeeting agenda\n")
+    (tmp_path / "one.txt").write_text("cheap offer\n")
+    (tmp_path / "many.txt").write_text("cheap offer\nmeeting\n" * 20)
+    _nbfast(tmp_path, "train", "d.tsv", "-o", "m.nbf")
+    return tmp_path
+
+
+def _map_threads(events):
+    return [event for event in events if event[0] == "thread" and event[1].startswith("nbfast-map")]
+
+
+def test_a_huge_omp_num_threads_starts_one_thread_per_block(small_model):
+    env = {**os.environ, "OMP_NUM_THREADS": "64"}
+    events = _recorded(small_model, "predict", "m.nbf", "one.txt", "-o", "out.csv", env=env)
+    assert len(_map_threads(events)) <= 2  # one block: one thread reads it, one scores it
+    assert (small_model / "out.csv").read_text().splitlines() == ["label", "spam"]
+
+
+def test_reader_threads_are_at_most_the_cpus(small_model):
+    env = {**os.environ, "OMP_NUM_THREADS": "64"}
+    events = _recorded(small_model, "predict", "m.nbf", "many.txt", "-o", "out.csv", "--chunk-size", "1", env=env)
+    assert len(_map_threads(events)) <= 2 * len(os.sched_getaffinity(0))  # the reading and the scoring threads
+    assert len((small_model / "out.csv").read_text().splitlines()) == 41
+
+
+def test_ordered_map_starts_no_more_threads_than_items():
+    def threads_alive(item):
+        return len([thread for thread in threading.enumerate() if thread.name.startswith("nbfast-map")])
+
+    assert list(ordered_map(threads_alive, iter([7]), 16)) == [1]
+    assert max(ordered_map(threads_alive, iter(range(3)), 16)) <= 3
