@@ -349,3 +349,38 @@ def test_top_features_of_a_wide_compact_model_stay_within_what_it_holds():
     assert top.features.shape == (500, 3)
     for c in (0, 499):  # each class's top features are words of its own documents
         assert set(top.features[c]) <= set(X[y == c].indices)
+
+
+@pytest.mark.parametrize("name, params", [("MultinomialNB", {}), ("BernoulliNB", {}), ("ComplementNB", {"norm": True}),
+                                          ("MultinomialNB", {"alpha": np.linspace(0.1, 1.0, 3_000)})],
+                         ids=["multinomial", "bernoulli", "complement-norm", "per-feature-alpha"])
+def test_explanations_of_a_compact_model_equal_those_of_its_dense_table(name, params):
+    X, y = _compact_corpus(5, 3_000, per_class=4)
+    model = nb_estimator(name, **params).fit(X, y)
+    table = model._compact_feature_table()
+    assert table is not None
+    explanation = nbfast.explain(model, X[:12], n=4)
+    check_sums(model, X[:12], explanation)
+    # the same kernel on the whole dense table
+    from nbfast.naive_bayes._terms import pair_terms
+
+    X_checked = model._predict_input(X[:12])
+    dense_terms, _ = pair_terms(X_checked, table.toarray(), model._linear_terms()[1],
+                                *(np.searchsorted(model.classes_, c) for c in (explanation.predicted,
+                                                                                explanation.runner_up)),
+                                binarize=model._linear_terms()[2], threshold=model._linear_terms()[3])
+    np.testing.assert_array_equal(explanation.terms.data, dense_terms)
+
+
+def test_explanations_of_a_wide_compact_model_stay_within_what_it_holds():
+    X, y = _compact_corpus(500, 2**20)
+    model = nbfast.MultinomialNB().fit(X, y)
+    model.predict(X[:1])  # the scoring table, as loading and predicting build it
+    tracemalloc.start()
+    try:
+        explanation = nbfast.explain(model, X[:5], n=3)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 100 * 2**20, peak
+    check_sums(model, X[:5], explanation)

@@ -65,7 +65,7 @@ def test_python_dash_m_runs_the_command(module, files):
     assert result.returncode == 2 and result.stderr.startswith("usage: nbfast predict")
 
 
-def test_top_features_of_a_wide_compact_model_file(tmp_path, capsys):
+def test_info_and_explain_of_a_wide_compact_model_file(tmp_path, capsys):
     # 500 classes x 2**20 hashed features, 3 documents per class: the dense tables would take 4 GiB
     import tracemalloc
 
@@ -91,3 +91,13 @@ def test_top_features_of_a_wide_compact_model_file(tmp_path, capsys):
         assert peak < 200 * 2**20, (argv, peak)
         out = capsys.readouterr().out
         assert "499:" in out and out.count("  3. ") == 500
+    rows = "".join(f"{i} " + " ".join(f"{j + 1}:1" for j in X[i].indices) + "\n" for i in range(3))
+    (tmp_path / "x.svm").write_text(rows)
+    tracemalloc.start()
+    try:
+        assert main(["explain", str(tmp_path / "m.nbf"), str(tmp_path / "x.svm"), "--top", "3"]) == 0
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 200 * 2**20, peak
+    assert capsys.readouterr().out.count("predicted") == 3
