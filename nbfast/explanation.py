@@ -19,6 +19,7 @@ from nbfast import _sparse as sp
 from nbfast._kernels.scoring import Output
 from nbfast._validation import check_is_fitted
 from nbfast.naive_bayes._base import _BaseNB
+from nbfast.naive_bayes._count import _BaseDiscreteNB
 
 _UNNAMED = "the features have no names: their column indices are shown"
 
@@ -123,6 +124,63 @@ def _top_columns(scores, n):
     return top
 
 
+def _compact_top(table, n):
+    """(features, scores), each (n_classes, n), of ``_top_columns(contrast(table.toarray().T), n)`` computed from
+    a CompactTable's stored entries, in memory of the order of what the table holds.
+
+    Feature j's value for class c is T[j, c] = v_c(j) + deviation (v_c(j) = default[c] + scale[c] base[j], the
+    deviation 0 where (j, c) is not stored) and its score T[j, c] - (S_j - T[j, c]) / (n_classes - 1), S_j the
+    sum of row j.  The features that class c does not store score v_c(j) n_classes / (n_classes - 1) - S_j /
+    (n_classes - 1): without a per-class scale, one order of the features (by base[j] n_classes - S_j) ranks
+    them for every class, so a class's top n among them are within its first n + (its stored entries).
+    """
+    n_features, n_classes = table.shape
+    n = min(n, n_features)
+    default = np.asarray(table.default, dtype=np.float64)
+    base = None if table.base is None else np.asarray(table.base, dtype=np.float64)
+    scale = np.ones(n_classes) if table.scale is None else np.broadcast_to(
+        np.asarray(table.scale, dtype=np.float64), (n_classes,))
+    indptr, classes = np.asarray(table.indptr), np.asarray(table.classes)
+    deviation = np.asarray(table.deviation, dtype=np.float64)
+    feature_of = np.repeat(np.arange(n_features), np.diff(indptr))
+
+    def implicit(c, j):
+        return default[c] if base is None else default[c] + base[j] * scale[c]
+
+    with np.errstate(invalid="ignore", over="ignore"):
+        row_sum = np.bincount(feature_of, weights=deviation, minlength=n_features) + np.sum(default)
+        if base is not None:
+            row_sum += base * np.sum(scale)
+
+        def score(c, j, value):
+            return value - (row_sum[j] - value) / (n_classes - 1)
+
+        shared_order = None
+        if base is None or table.scale is None:
+            key = row_sum * -1.0 if base is None else base * n_classes - row_sum
+            shared_order = np.argsort(np.where(np.isnan(key), -np.inf, -key), kind="stable")
+        by_class = np.argsort(classes, kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(np.bincount(classes, minlength=n_classes))])
+        features = np.empty((n_classes, n), dtype=np.intp)
+        scores = np.empty((n_classes, n))
+        for c in range(n_classes):
+            entries = by_class[bounds[c]:bounds[c + 1]]
+            stored = feature_of[entries]
+            if shared_order is not None:
+                order = shared_order[:n + stored.shape[0]]
+            else:
+                key = implicit(c, np.arange(n_features)) * n_classes - row_sum
+                order = _top_columns(key[None, :], n + stored.shape[0])[0]
+            unstored = order[~np.isin(order, stored)][:n]
+            candidates = np.concatenate([stored, unstored])
+            values = np.concatenate([score(c, stored, implicit(c, stored) + deviation[entries]),
+                                     score(c, unstored, implicit(c, unstored))])
+            ranked = np.where(np.isnan(values), -np.inf, values)
+            best = np.lexsort((candidates, -ranked))[:n]
+            features[c], scores[c] = candidates[best], values[best]
+    return features, scores
+
+
 def top_features(model, n=20, feature_names=None):
     """For every class, the features that most raise its log-odds against the other classes.
 
@@ -171,15 +229,19 @@ def top_features(model, n=20, feature_names=None):
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}.")
     names = _feature_names(model, feature_names)
-    scores, feature, category = model._feature_scores()
-    top = _top_columns(scores, int(n))
-    features = feature[top]
-    categories = None if category is None else category[top]
+    compact = model._compact_feature_table() if isinstance(model, _BaseDiscreteNB) else None
+    if compact is not None:  # never the dense (n_classes, n_features) scores: hashed text has 2**20 features
+        features, top_scores = _compact_top(compact, int(n))
+        categories = None
+    else:
+        scores, feature, category = model._feature_scores()
+        top = _top_columns(scores, int(n))
+        features, top_scores = feature[top], np.take_along_axis(scores, top, axis=1)
+        categories = None if category is None else category[top]
     labels = np.array([[_name(names, j, None if categories is None else categories[c, k])
                         for k, j in enumerate(row)] for c, row in enumerate(features)], dtype=object)
     labels = labels.reshape(features.shape)
-    return TopFeatures(model.classes_, features, categories, np.take_along_axis(scores, top, axis=1), labels,
-                       names is not None)
+    return TopFeatures(model.classes_, features, categories, top_scores, labels, names is not None)
 
 
 # ------------------------------------------------------------------ explain

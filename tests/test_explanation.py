@@ -304,3 +304,83 @@ def test_top_features_result_object():
         top["no such class"]
     as_dict = top.to_dict()
     assert list(as_dict["classes"]) == ["0", "1", "2"] and len(as_dict["classes"]["0"]) == 30
+
+
+def _compact_corpus(n_classes, n_features, per_class=3, words=8, seed=0):
+    """A few short documents per class over a wide (hashed) feature space: a compact model."""
+    rng = np.random.default_rng(seed)
+    n_rows = n_classes * per_class
+    indices = rng.integers(0, n_features, size=(n_rows, words))
+    X = sp.csr_matrix((np.ones(n_rows * words), indices.ravel(), np.arange(0, n_rows * words + 1, words)),
+                      shape=(n_rows, n_features))
+    X.sum_duplicates()
+    return X, np.arange(n_rows) % n_classes
+
+
+@pytest.mark.parametrize("name, params", [("MultinomialNB", {}), ("BernoulliNB", {}), ("PoissonNB", {}),
+                                          ("ComplementNB", {}), ("ComplementNB", {"norm": True}),
+                                          ("MultinomialNB", {"alpha": np.linspace(0.1, 1.0, 3_000)})],
+                         ids=["multinomial", "bernoulli", "poisson", "complement", "complement-norm",
+                              "per-feature-alpha"])
+@pytest.mark.parametrize("n_classes", [2, 5])
+def test_top_features_of_a_compact_model_equal_the_dense_computation(name, params, n_classes):
+    X, y = _compact_corpus(n_classes, 3_000, per_class=4)
+    model = nb_estimator(name, **params).fit(X, y)
+    assert model._compact_feature_table() is not None
+    top = nbfast.top_features(model, n=7)
+    scores = nbfast.naive_bayes._base._BaseNB._feature_scores(model)[0]  # the dense scores
+    order = np.lexsort((np.broadcast_to(np.arange(scores.shape[1]), scores.shape), -scores), axis=1)[:, :7]
+    np.testing.assert_array_equal(top.features, order)
+    np.testing.assert_allclose(top.scores, np.take_along_axis(scores, order, axis=1), rtol=1e-12, atol=1e-12)
+
+
+def test_top_features_of_a_wide_compact_model_stay_within_what_it_holds():
+    # 500 classes x 2**20 features: the dense scores would take 4 GiB
+    X, y = _compact_corpus(500, 2**20)
+    model = nbfast.MultinomialNB().fit(X, y)
+    assert model._compact_feature_table() is not None
+    tracemalloc.start()
+    try:
+        top = nbfast.top_features(model, n=3)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 100 * 2**20, peak
+    assert top.features.shape == (500, 3)
+    for c in (0, 499):  # each class's top features are words of its own documents
+        assert set(top.features[c]) <= set(X[y == c].indices)
+
+
+@pytest.mark.parametrize("name, params", [("MultinomialNB", {}), ("BernoulliNB", {}), ("ComplementNB", {"norm": True}),
+                                          ("MultinomialNB", {"alpha": np.linspace(0.1, 1.0, 3_000)})],
+                         ids=["multinomial", "bernoulli", "complement-norm", "per-feature-alpha"])
+def test_explanations_of_a_compact_model_equal_those_of_its_dense_table(name, params):
+    X, y = _compact_corpus(5, 3_000, per_class=4)
+    model = nb_estimator(name, **params).fit(X, y)
+    table = model._compact_feature_table()
+    assert table is not None
+    explanation = nbfast.explain(model, X[:12], n=4)
+    check_sums(model, X[:12], explanation)
+    # the same kernel on the whole dense table
+    from nbfast.naive_bayes._terms import pair_terms
+
+    X_checked = model._predict_input(X[:12])
+    dense_terms, _ = pair_terms(X_checked, table.toarray(), model._linear_terms()[1],
+                                *(np.searchsorted(model.classes_, c) for c in (explanation.predicted,
+                                                                                explanation.runner_up)),
+                                binarize=model._linear_terms()[2], threshold=model._linear_terms()[3])
+    np.testing.assert_array_equal(explanation.terms.data, dense_terms)
+
+
+def test_explanations_of_a_wide_compact_model_stay_within_what_it_holds():
+    X, y = _compact_corpus(500, 2**20)
+    model = nbfast.MultinomialNB().fit(X, y)
+    model.predict(X[:1])  # the scoring table, as loading and predicting build it
+    tracemalloc.start()
+    try:
+        explanation = nbfast.explain(model, X[:5], n=3)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 100 * 2**20, peak
+    check_sums(model, X[:5], explanation)

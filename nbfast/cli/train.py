@@ -52,6 +52,12 @@ from nbfast.text._lines import DocumentBlocks
 #: that can be made from command-line options (not the composite MixedNB, which is built from parts).
 MODEL_KINDS = {name.removesuffix("NB").lower(): cls for name, cls in ESTIMATORS.items() if not cls._composite}
 TEXT_N_FEATURES = 2**20
+#: --max-n-features by default: hashed text (2**20) and real vocabularies pass, a stray index of 10**8 does not
+#: (the scoring table of a model is n_classes x n_features; predict reads it whole).
+MAX_N_FEATURES = 2**24
+#: --model categorical without --max-categories: the largest category value the input may hold (CategoricalNB
+#: makes a column for every value up to each feature's largest).
+MAX_CATEGORY = 2**16 - 1
 #: --vectorizer name -> the vectorizer class that turns text into the model's input.
 VECTORIZERS = {name.removesuffix("Vectorizer").lower(): cls for name, cls in TEXT_VECTORIZERS.items()}
 #: Rows whose out-of-fold scores fit the temperature of --calibrate-cv, at most.
@@ -66,6 +72,13 @@ def add_arguments(parser):
     parser.add_argument("--n-features", type=positive_int, metavar="D",
                         help="number of features (default: the largest index seen in the input; "
                              f"{TEXT_N_FEATURES} hashed features for text)")
+    parser.add_argument("--max-n-features", type=positive_int, default=MAX_N_FEATURES, metavar="D",
+                        help=f"refuse a model wider than D features (columns of the scoring table; default "
+                             f"{MAX_N_FEATURES:,}), before allocating it")
+    parser.add_argument("--max-categories", type=positive_int, metavar="K",
+                        help="--model categorical: clip values at K - 1, every feature K categories "
+                             "(CategoricalNB's max_categories); without it, a value above "
+                             f"{MAX_CATEGORY:,} in the input is refused")
     parser.add_argument("--alpha", type=non_negative_float, metavar="A", help="smoothing (default: the estimator's)")
     text = parser.add_argument_group("text input (stored in the model for `nbfast predict`)")
     text.add_argument("--ngram-max", type=int, choices=(1, 2), metavar="{1,2}",
@@ -99,6 +112,10 @@ def make_estimator(args):
         if "alpha" not in cls().get_params():
             raise ValueError(f"--alpha does not apply to --model {args.model}")
         params["alpha"] = args.alpha
+    if args.max_categories is not None:
+        if "max_categories" not in cls().get_params():
+            raise ValueError(f"--max-categories does not apply to --model {args.model}")
+        params["max_categories"] = args.max_categories
     return cls(**params)
 
 
@@ -150,22 +167,34 @@ def _check_document_frequencies(args, n_documents):
                        f"documents, fewer than --min-df {args.min_df} asks for")
 
 
+def _categorical(args):
+    """Whether --model makes a column per category (CategoricalNB: its max_categories parameter)."""
+    return "max_categories" in MODEL_KINDS[args.model]._get_param_names()
+
+
 def scan(args, vectorizer):
     """First pass: (sorted class labels, number of features, number of rows) of the whole input; a vocabulary
     vectorizer is fitted on the documents as they stream by (the number of features is its vocabulary's size).
+    For CategoricalNB, refuses a value above MAX_CATEGORY unless --max-categories clips the values.
 
     Warns (one line on stderr) when the labels look like a header or like documents (see :func:`check_labels`).
     """
     progress = Progress("scanning", args.input)
     label_counts, first_rows, max_index = [], [], -1
+    largest, categories = None, _categorical(args)  # the largest value and where it is, for CategoricalNB
 
     def blocks():
-        nonlocal max_index
+        nonlocal max_index, largest
         for block in read_blocks(args, progress):
             label_counts.append(np.unique(labels_of(block, "train on"), return_counts=True))
             if not first_rows or first_rows[-1][0] != block.path:
                 first_rows.append((block.path, block.row_numbers[0], block.y[0]))
             max_index = max(max_index, block.max_index())
+            if categories and block.data.size:
+                data = block.data[~np.isnan(block.data)] if block.data.dtype.kind == "f" else block.data
+                if data.size and (largest is None or data.max() > largest[0]):
+                    row = np.searchsorted(block.indptr, np.argmax(block.data == data.max()), side="right") - 1
+                    largest = (data.max().item(), f"{block.path} {block.unit} {block.row_numbers[row]}")
             yield block
 
     stream = blocks()
@@ -180,6 +209,10 @@ def scan(args, vectorizer):
     for _ in stream:
         pass
     progress.close()
+    if largest is not None and largest[0] > MAX_CATEGORY and args.max_categories is None:
+        raise CommandError(f"{largest[1]}: the value {largest[0]:g} would make CategoricalNB a column for every "
+                           f"category up to it (more than {MAX_CATEGORY + 1:,}); pass --max-categories K to clip "
+                           "values at K - 1")
     if not label_counts:
         raise ValueError(f"no samples in {' '.join(map(str, args.input))}")
     classes = integral_labels(unique_classes(np.concatenate([values for values, _ in label_counts])))
@@ -242,6 +275,19 @@ def calibrated_out_of_fold(args, fold_models, vectorizer, n_features, classes, n
     return calibrate_from_scores(full, np.concatenate(scores), np.concatenate(labels), cv=n_folds)
 
 
+def check_width(args, n_features, source):
+    """Refuse (CommandError) a model wider than --max-n-features, counting CategoricalNB's category columns
+    (n_features x (K + 1) with --max-categories K), before anything of that width is allocated."""
+    width, what, remedy = n_features, f"{n_features:,} features ({source})", ""
+    if args.max_categories is not None and _categorical(args):
+        width = n_features * (args.max_categories + 1)
+        what = f"{n_features:,} features ({source}) x {args.max_categories + 1:,} category columns (--max-categories)"
+        remedy = " (or lower --max-categories)"
+    if width > args.max_n_features:
+        raise CommandError(f"a model of {what} is wider than --max-n-features {args.max_n_features:,}: raise "
+                           f"--max-n-features to train it{remedy}")
+
+
 def check_rereadable(args):
     """Refuse inputs that cannot be read twice (a pipe, a terminal, standard input): training reads its input
     once for the labels and once to fit (CommandError)."""
@@ -260,11 +306,14 @@ def run(args):
     vectorizer = make_vectorizer(args)
     if vectorizer is not None and not takes_sparse(estimator):
         raise ValueError(f"--model {args.model} needs dense input, too large for text features")
+    check_width(args, args.n_features or 0, "--n-features")  # before reading anything
     classes, n_seen, n_rows = scan(args, vectorizer)
     if isinstance(vectorizer, HashingVectorizer):
         n_features = vectorizer.n_features
     else:  # a vocabulary's size, or the input's width
         n_features = n_seen if vectorizer is not None else args.n_features or max(n_seen, 1)
+    check_width(args, n_features, "--n-features" if args.n_features else "the vocabulary" if vectorizer is not
+                None else "the largest feature index of the input")
     n_folds = args.calibrate_cv or 1
     if n_folds > n_rows:
         raise CommandError(f"--calibrate-cv {n_folds}: the input has only {n_rows} rows")

@@ -637,6 +637,9 @@ class CategoricalNB(_BaseDiscreteNB):
                                      first, second)
         return terms_matrix(X, terms), constant
 
+    def _compact_feature_table(self):
+        return None  # the scores contrast the log-probabilities, not the scoring table
+
     def _feature_scores(self):
         # the linear model on the one-hot encoding: a term per (feature, category)
         feature, category, columns = seen_columns(self.n_categories_)

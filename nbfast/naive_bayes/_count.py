@@ -35,6 +35,7 @@ from nbfast.naive_bayes._statistics import (
     fits_compact,
     has_pending,
     is_compact,
+    is_compact_table,
     negated,
     settled,
     sum_counts,
@@ -326,6 +327,12 @@ class _CountNB(_BaseDiscreteNB):
     def _linear_terms(self):
         table, bias = self._scoring_terms()
         return (table, self._added_log_prior() + bias, *self._kernel_threshold())
+
+    def _compact_feature_table(self):
+        """The CompactTable (n_features, n_classes) whose transpose ``_feature_scores`` contrasts, when the model
+        holds one (``nbfast.top_features`` then ranks its stored entries, never the dense table); else None."""
+        table = self._linear_terms()[0]
+        return table if is_compact_table(table) else None
 
     @property
     def _log_prob_table(self):

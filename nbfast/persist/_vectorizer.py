@@ -32,6 +32,10 @@ _BY_NAME = VECTORIZERS
 
 #: The longest n-grams a stored vectorizer may make (words or characters).
 MAX_STORED_NGRAM = 10
+#: A stored character analyzer makes, for every character of a document, one n-gram of each length of its
+#: ngram_range: at most this many characters of n-grams per character of input (the sum of the lengths; (2, 5)
+#: is 14, (2, 6) 20, (1, 10) 55: 1.1 GB and 16 s for a document of 1 MB).
+MAX_STORED_CHAR_NGRAM_WORK = 20
 #: Token patterns a stored vectorizer may use without ``trust=True``: a regular expression from a file could
 #: backtrack catastrophically on crafted text.
 SAFE_TOKEN_PATTERNS = (DEFAULT_TOKEN_PATTERN, r"(?u)\b\w+\b", r"\b\w\w+\b", r"\b\w+\b", r"\S+", r"(?u)\S+")
@@ -50,7 +54,8 @@ def check_stored_settings(vectorizer, trust=False):
     A stored vectorizer runs on whatever ``nbfast predict`` reads, so its
     settings are data from a stranger: documents are content only (never file
     names to open), n-grams at most ``MAX_STORED_NGRAM`` long, no callables,
-    known values for every option, and a token pattern from
+    character n-grams of lengths summing to at most ``MAX_STORED_CHAR_NGRAM_WORK`` (the n-gram characters made per
+    character of input), known values for every option, and a token pattern from
     ``SAFE_TOKEN_PATTERNS`` unless ``trust`` (the file's author is trusted).
     """
     v = vectorizer
@@ -62,6 +67,12 @@ def check_stored_settings(vectorizer, trust=False):
     if v.ngram_range[1] > MAX_STORED_NGRAM:
         raise ValueError(f"ngram_range={v.ngram_range!r}: a stored vectorizer makes n-grams of at most "
                          f"{MAX_STORED_NGRAM}.")
+    low, high = v.ngram_range
+    if v.analyzer != "word" and (high - low + 1) * (low + high) // 2 > MAX_STORED_CHAR_NGRAM_WORK:
+        raise ValueError(f"ngram_range={v.ngram_range!r} with analyzer={v.analyzer!r}: the n-grams of one character "
+                         f"of input would hold {(high - low + 1) * (low + high) // 2} characters; a stored character "
+                         f"analyzer makes at most {MAX_STORED_CHAR_NGRAM_WORK} (the sum of its n-gram lengths), such "
+                         "as ngram_range=(2, 5) or (2, 6).")
     if v.strip_accents not in (None, "ascii", "unicode") or v.decode_error not in ("strict", "ignore", "replace"):
         raise ValueError("strip_accents must be None, 'ascii' or 'unicode', decode_error 'strict', 'ignore' or "
                          "'replace'.")

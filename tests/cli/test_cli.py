@@ -63,3 +63,41 @@ def test_python_dash_m_runs_the_command(module, files):
     assert result.stdout.splitlines()[0] == "label" and len(result.stdout.splitlines()) == 61
     result = subprocess.run([sys.executable, "-m", module, "predict"], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and result.stderr.startswith("usage: nbfast predict")
+
+
+def test_info_and_explain_of_a_wide_compact_model_file(tmp_path, capsys):
+    # 500 classes x 2**20 hashed features, 3 documents per class: the dense tables would take 4 GiB
+    import tracemalloc
+
+    import numpy as np
+    import scipy.sparse as sp
+
+    import nbfast
+
+    rng = np.random.default_rng(0)
+    n_rows, words = 1_500, 8
+    X = sp.csr_matrix((np.ones(n_rows * words), rng.integers(0, 2**20, n_rows * words),
+                       np.arange(0, n_rows * words + 1, words)), shape=(n_rows, 2**20))
+    X.sum_duplicates()
+    nbfast.save(nbfast.MultinomialNB().fit(X, np.arange(n_rows) % 500), tmp_path / "m.nbf")
+    for argv in (["info", str(tmp_path / "m.nbf"), "--top-features", "3"],
+                 ["explain", str(tmp_path / "m.nbf"), "--top", "3"]):
+        tracemalloc.start()
+        try:
+            assert main(argv) == 0
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 200 * 2**20, (argv, peak)
+        out = capsys.readouterr().out
+        assert "499:" in out and out.count("  3. ") == 500
+    rows = "".join(f"{i} " + " ".join(f"{j + 1}:1" for j in X[i].indices) + "\n" for i in range(3))
+    (tmp_path / "x.svm").write_text(rows)
+    tracemalloc.start()
+    try:
+        assert main(["explain", str(tmp_path / "m.nbf"), str(tmp_path / "x.svm"), "--top", "3"]) == 0
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 200 * 2**20, peak
+    assert capsys.readouterr().out.count("predicted") == 3

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -149,7 +150,7 @@ def test_a_truncated_archive_is_one_line(files, capsys, suffix, compress, comman
 
 @pytest.mark.parametrize("line, message", [
     ("1 18446744073709551617:1", "line 2: feature index beyond 2**62"),
-    ("1 4611686018427387904:1", "x.svm lines 1-2"),  # a valid index of the format: a model this wide cannot be
+    ("1 4611686018427387904:1", "raise --max-n-features"),  # a valid index of the format: a model this wide cannot be
     ("10000000000000000000 1:1", "line 2: label is not a number of magnitude at most 2**53"),
     ("1.5e19 1:1", "line 2: label"),
     ("nan 1:1", "line 2: label"),
@@ -195,3 +196,51 @@ def test_predict_still_writes_next_to_the_output(files, capsys, monkeypatch):
     assert status == 0, err
     assert np.load(files / "sub" / "o.npy").shape == (60,)
     assert sorted(p.name for p in (files / "sub").iterdir()) == ["o.npy"]
+
+
+@pytest.mark.parametrize("index", [10**8, 2 * 10**9])
+@pytest.mark.parametrize("model", ["multinomial", "discriminative", "categorical"])
+def test_a_tiny_input_of_huge_width_is_refused_before_allocating(tmp_path, capsys, index, model):
+    (tmp_path / "x.svm").write_text(f"0 1:1\n1 {index}:1\n")
+    tracemalloc.start()
+    try:
+        status, err = _run(capsys, "train", tmp_path / "x.svm", "-o", tmp_path / "m.nbf", "--model", model)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    _one_line_error(status, err, f"{index:,} features (the largest feature index of the input)",
+                    "raise --max-n-features")
+    assert peak < 64 * 2**20 and not (tmp_path / "m.nbf").exists()
+
+
+def test_max_n_features_sets_the_bound_and_explicit_widths_are_checked(tmp_path, capsys):
+    (tmp_path / "x.svm").write_text("0 1:1\n1 300:1\n")
+    status, err = _run(capsys, "train", tmp_path / "x.svm", "-o", tmp_path / "m.nbf", "--max-n-features", "299")
+    _one_line_error(status, err, "300 features", "--max-n-features 299")
+    assert _run(capsys, "train", tmp_path / "x.svm", "-o", tmp_path / "m.nbf", "--max-n-features", "300")[0] == 0
+    status, err = _run(capsys, "train", tmp_path / "x.svm", "-o", tmp_path / "n.nbf", "--n-features", str(2**40))
+    _one_line_error(status, err, f"{2**40:,} features (--n-features)")
+    (tmp_path / "t.tsv").write_text("0\tsome words\n1\tother words\n")  # hashed text at 2**20 passes
+    assert _run(capsys, "train", tmp_path / "t.tsv", "-o", tmp_path / "t.nbf")[0] == 0
+
+
+def test_a_huge_category_is_refused_and_max_categories_clips(tmp_path, capsys):
+    from nbfast.persist import load
+
+    (tmp_path / "x.svm").write_text("0 1:1\n1 1:100000000\n")
+    tracemalloc.start()
+    try:
+        status, err = _run(capsys, "train", tmp_path / "x.svm", "-o", tmp_path / "m.nbf", "--model", "categorical")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    _one_line_error(status, err, "x.svm line 2: the value 1e+08", "--max-categories")
+    assert peak < 64 * 2**20 and not (tmp_path / "m.nbf").exists()
+    argv = ["train", tmp_path / "x.svm", "-o", tmp_path / "m.nbf", "--model", "categorical"]
+    assert _run(capsys, *argv, "--max-categories", "4")[0] == 0
+    model = load(tmp_path / "m.nbf")
+    assert model.max_categories == 4 and model.n_categories_.tolist() == [4]  # CategoricalNB's own clipping
+    status, err = _run(capsys, *argv, "--max-categories", str(10**8))
+    _one_line_error(status, err, "category columns (--max-categories)", "--max-n-features", "lower --max-categories")
+    status, err = _run(capsys, "train", tmp_path / "x.svm", "-o", tmp_path / "n.nbf", "--max-categories", "4")
+    _one_line_error(status, err, "--max-categories does not apply to --model multinomial")

@@ -197,6 +197,14 @@ CASES = {
         lambda: _vectorizer_file(ngram_range={"__tuple__": [1, 100000]})),
     "vectorizer char analyzer with a huge range": _load_vectorizer(
         lambda: _vectorizer_file(analyzer="char", ngram_range={"__tuple__": [1, 5000]})),
+    "vectorizer char analyzer with n-grams of 1 to 10": _load_vectorizer(
+        lambda: _vectorizer_file(analyzer="char", ngram_range={"__tuple__": [1, 10]})),
+    "vectorizer char_wb analyzer with n-grams of 3 to 7": _load_vectorizer(
+        lambda: _vectorizer_file(analyzer="char_wb", ngram_range={"__tuple__": [3, 7]})),
+    "vectorizer char analyzer with n-grams of 2 to 6": _load_vectorizer(
+        lambda: _vectorizer_file(analyzer="char", ngram_range={"__tuple__": [2, 6]})),
+    "vectorizer word analyzer with n-grams of 1 to 10": _load_vectorizer(
+        lambda: _vectorizer_file(ngram_range={"__tuple__": [1, 10]})),
     "vectorizer backtracking token_pattern": _load_vectorizer(lambda: _vectorizer_file(token_pattern="(a+)+$")),
     "vectorizer token_pattern outside the allow-list, trusted": _load_vectorizer(
         lambda: _vectorizer_file(token_pattern=r"[a-z]{3,}"), trust=True),
@@ -270,6 +278,12 @@ EXPECTED = {
     "vectorizer input='file'": "ModelFormatError: .*input='content'",
     "vectorizer ngram_range=(1, 100000)": "ModelFormatError: .*ngram_range",
     "vectorizer char analyzer with a huge range": "ModelFormatError: .*ngram_range",
+    "vectorizer char analyzer with n-grams of 1 to 10": "ModelFormatError: .*ngram_range=\\(1, 10\\) with "
+                                                         "analyzer='char'.* at most 20",
+    "vectorizer char_wb analyzer with n-grams of 3 to 7": "ModelFormatError: .*ngram_range=\\(3, 7\\) with "
+                                                          "analyzer='char_wb'",
+    "vectorizer char analyzer with n-grams of 2 to 6": "ok",
+    "vectorizer word analyzer with n-grams of 1 to 10": "ok",
     "vectorizer backtracking token_pattern": "ModelFormatError: .*token_pattern=.* is not one of nbfast's safe",
     "vectorizer token_pattern outside the allow-list, trusted": "ok",
     "vectorizer preprocessor named by a string": "ModelFormatError: .*preprocessor",
@@ -335,7 +349,7 @@ def test_info_shows_long_strings_cut(tmp_path, capsys):
 
 def test_save_refuses_a_vectorizer_that_load_would_refuse(tmp_path):
     model = nbfast.MultinomialNB().fit(np.eye(4), [0, 1, 0, 1])
-    for params in ({"input": "filename"}, {"ngram_range": (1, 1000)}):
+    for params in ({"input": "filename"}, {"ngram_range": (1, 1000)}, {"analyzer": "char", "ngram_range": (1, 10)}):
         with pytest.raises(ValueError):
             nbfast.save(model, tmp_path / "m.nbf", vectorizer=HashingVectorizer(n_features=4, **params))
     assert not (tmp_path / "m.nbf").exists()
