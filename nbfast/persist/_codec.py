@@ -74,14 +74,17 @@ def _stored_size(value):
     return 0
 
 
-def _check_size(fitted, compact):
+def _check_size(fitted, per_feature):
     """Every Naive Bayes model has parameters per (class, feature), a compact one at least a pointer per
-    feature: the arrays actually stored bound n_features_in_ before any shape is built from it."""
+    feature: the arrays actually stored bound n_features_in_ before any shape is built from it.
+
+    ``per_feature`` asks for one entry per feature only: a compact model, or a composite, whose parts may be
+    compact (each part was decoded, and checked against what it stores, before the composite)."""
     classes, n_features = fitted.get("classes_"), fitted.get("n_features_in_")
     if isinstance(classes, np.ndarray) and isinstance(n_features, numbers.Integral) and not isinstance(
             n_features, bool):  # a plain int, or a wrapped numpy integer
         n_features = int(n_features)
-        if _stored_size(list(fitted.values())) < (n_features if compact else len(classes) * n_features):
+        if _stored_size(list(fitted.values())) < (n_features if per_feature else len(classes) * n_features):
             raise ValueError(f"{len(classes)} classes and n_features_in_={n_features} do not fit the stored arrays.")
 
 
@@ -201,7 +204,7 @@ class _Decoder:
                     f"{cls.__name__} needs the fitted attributes {list(cls._fitted_attributes)}, the file has {have}."
                 )
             fitted = as_float64({k: self.value(v) for k, v in fitted.items()})
-            _check_size(fitted, compact)
+            _check_size(fitted, compact or cls._composite)
         names = spec.get("feature_names_in_")
         model = rebuild(cls, params, fitted, None if names is None else self.value(names))
         if fitted is not None:
