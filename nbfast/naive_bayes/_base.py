@@ -30,8 +30,9 @@ Derived tables (what predictions read, derived from the statistics) belong to th
 one on first use into the dict ``_derived_tables``, which ``_forget_derived`` replaces; neither pickles,
 copies nor ``get_params`` carry it (a copy derives its own).
 
-Concurrency: any number of threads may predict with one fitted model at once.  ``fit``, ``partial_fit`` or
-``set_params`` while another thread predicts with the same model is not supported: it never crashes (fit
+Concurrency: any number of threads may predict with one fitted model at once, and ``partial_fit`` calls on
+one model from several threads run one at a time (a per-instance lock: no batch is lost).  ``fit``,
+``partial_fit`` or ``set_params`` while another thread predicts with the same model never crashes (fit
 replaces the arrays a prediction reads rather than writing into them, and each prediction checks the shapes
 of what it reads), but that prediction may use a mix of the two states or raise ValueError; tables derived
 from such a mix are forgotten when the refit ends.  Refit a copy and swap it in instead.
@@ -48,23 +49,13 @@ import numpy as np
 from nbfast._compat import BaseEstimator, ClassifierMixin
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
-from nbfast._validation import (
-    _feature_names,
-    check_is_fitted,
-    check_sample_weight,
-    check_X,
-    check_y,
-)
+from nbfast._validation import _feature_names, check_is_fitted, check_sample_weight, check_X, check_y
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
+from nbfast.naive_bayes._locking import serialized, without_lock
 from nbfast.naive_bayes._merging import check_mergeable
 from nbfast.naive_bayes._params import check_parameters, declare
 from nbfast.naive_bayes._sklearn import to_sklearn
-from nbfast.naive_bayes._statistics import (
-    check_scoring_table,
-    dense_table,
-    for_next_batch,
-    score_table,
-)
+from nbfast.naive_bayes._statistics import check_scoring_table, dense_table, for_next_batch, score_table
 from nbfast.naive_bayes._terms import contrast, pair_terms, terms_matrix
 
 #: The optional statistic of models fitted with missing values (see ``_keeps_observed_count``).
@@ -250,8 +241,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         self._derived_tables = {}
 
     def __getstate__(self):
-        state = dict(super().__getstate__())
-        if "_derived_tables" in state:  # a copy derives its own tables, on first use
+        state = without_lock(dict(super().__getstate__()))  # a copy makes its own lock, on first use
+        if "_derived_tables" in state:  # and derives its own tables
             state["_derived_tables"] = {}
         return state
 
@@ -602,8 +593,11 @@ class _StatisticsNB(_BaseNB):
         self._commit(stats, classes, X.shape[1], feature_names)
         return self
 
+    @serialized
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Incremental fit on a batch of samples.
+
+        Calls on one model from several threads run one at a time (a lock per model), so that no batch is lost.
 
         Parameters
         ----------

@@ -32,6 +32,7 @@ from nbfast._validation import (
 )
 from nbfast.naive_bayes._base import _BaseNB, encode_labels, unique_classes
 from nbfast.naive_bayes._discrete import MultinomialNB
+from nbfast.naive_bayes._locking import serialized
 from nbfast.naive_bayes._merging import check_mergeable
 from nbfast.naive_bayes._params import StrOptions, check_parameters, declare
 from nbfast.naive_bayes._sklearn import is_scikit_learn_naive_bayes
@@ -326,8 +327,11 @@ class MixedNB(_BaseComposition, _BaseNB):
         """
         return self._fit(X, y, None, sample_weight, partial=False)
 
+    @serialized
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Incremental fit of every part on a batch.
+
+        Calls on one model from several threads run one at a time (a lock per model), so that no batch is lost.
 
         Parameters
         ----------
