@@ -50,6 +50,7 @@ from nbfast._compat import BaseEstimator, ClassifierMixin
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import _feature_names, check_is_fitted, check_sample_weight, check_X, check_y
+from nbfast.naive_bayes import _statistics
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
 from nbfast.naive_bayes._locking import serialized, without_lock
 from nbfast.naive_bayes._merging import check_mergeable
@@ -590,6 +591,7 @@ class _StatisticsNB(_BaseNB):
         self._validate_params(X.shape[1], len(classes))
         stats = self._init_stats(len(classes), X.shape[1])
         self._accumulate(stats, X, y_index, sample_weight, rows)
+        _statistics.check_statistics(stats)
         self._commit(stats, classes, X.shape[1], feature_names)
         return self
 
@@ -638,6 +640,7 @@ class _StatisticsNB(_BaseNB):
             stats = self._current_stats()
         y_index = encode_labels(classes, y)
         self._accumulate(stats, X, y_index, sample_weight)
+        _statistics.check_statistics(stats)  # before any of them is installed: a refused batch leaves the model as it was
         if first_call:
             self._commit(stats, classes, X.shape[1], feature_names)
         else:

@@ -158,6 +158,11 @@ class _BaseDiscreteNB(_StatisticsNB, _LinearNB):
             alpha = alpha.astype(np.float64)
             if not np.all((alpha >= 0) & (alpha < np.inf)):
                 raise ValueError(f"All values in alpha must be finite and non-negative; got {self.alpha!r}.")
+        with np.errstate(over="ignore"):  # the smoothing of a class's total (sum over features, twice for safety)
+            total = 2.0 * (alpha * n_features if isinstance(alpha, float) else float(np.sum(alpha)))
+        if not np.isfinite(total):
+            raise ValueError(f"alpha is too large: summed over the {n_features} features it overflows float64 "
+                             f"(got alpha={str(self.alpha)[:40]}); use a smaller alpha.")
         if np.min(alpha) < _ALPHA_LOWER_BOUND and not self.force_alpha:
             if warn:
                 warnings.warn(f"alpha too small will result in numeric errors, setting alpha = "

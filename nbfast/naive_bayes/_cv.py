@@ -290,6 +290,8 @@ class _CountNBCV(_WrapperNB):
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         classes = unique_classes(y)
         base._validate_params(X.shape[1], len(classes))
+        for alpha in alphas[1:]:  # every alpha of the search, before any is fitted
+            self._base_estimator(float(alpha))._check_alpha(X.shape[1])
         y_index = encode_labels(classes, y)
         splits = self._splits(X, y, classes)
 
