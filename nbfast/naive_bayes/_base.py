@@ -256,6 +256,10 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """Replace the fitted class prior (a fitted copy deployed on new class frequencies)."""
         self.class_log_prior_ = np.array(log_prior, dtype=np.float64)
 
+    def _set_prior_param(self, prior):
+        """Set the class-prior hyperparameter, ``_prior_param``, to ``prior``: a later refit keeps the new prior."""
+        self.set_params(**{self._prior_param: prior})
+
     def _uses_class_prior(self):
         """Whether the joint log-likelihood adds the class prior (ComplementNB's does not, as in scikit-learn)."""
         return True
@@ -597,9 +601,7 @@ class _StatisticsNB(_BaseNB):
 
     @serialized
     def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Incremental fit on a batch of samples.
-
-        Calls on one model from several threads run one at a time (a lock per model), so that no batch is lost.
+        """Incremental fit on a batch of samples; calls from several threads run one at a time (no batch lost).
 
         Parameters
         ----------

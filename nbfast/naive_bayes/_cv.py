@@ -241,6 +241,11 @@ class _CountNBCV(_WrapperNB):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
 
+    def _set_prior_param(self, prior):
+        """``class_prior``, this search's and its final model's: a refit of either keeps the new prior."""
+        self.estimator_._set_prior_param(prior.copy())
+        self.set_params(class_prior=prior)
+
     def _base_estimator(self, alpha=1.0):
         """The base model with these parameters and this ``alpha``."""
         names = [name for name in self._base_class._get_param_names() if name != "alpha"]
