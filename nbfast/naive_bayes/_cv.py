@@ -299,6 +299,10 @@ class _CountNBCV(_WrapperNB):
             self._base_estimator(float(alpha))._check_alpha(X.shape[1])
         y_index = encode_labels(classes, y)
         splits = self._splits(X, y, classes)
+        for k, (_, test) in enumerate(splits if sample_weight is not None else ()):
+            if not sample_weight[test].sum() > 0:  # a weighted mean over them has no value
+                raise ValueError(f"the test rows of split {k} all have sample_weight 0, so they cannot score the "
+                                 "alphas: give them weight, or choose other splits (cv).")
 
         def counted(rows):  # a model of these rows' statistics (counted in place where the model can)
             return clone(base)._fit_checked(X, y_index, classes, sample_weight, feature_names, rows=rows)

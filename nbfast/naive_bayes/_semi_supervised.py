@@ -31,6 +31,7 @@ import numpy as np
 from nbfast._compat import clone
 from nbfast._kernels.scoring import Output
 from nbfast._validation import _feature_names, check_sample_weight, check_y, check_y_shape
+from nbfast.naive_bayes._base import _StatisticsNB
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
 from nbfast.naive_bayes._params import Interval, check_parameters, declare
 from nbfast.naive_bayes._wrapper import _WrapperNB
@@ -197,6 +198,9 @@ class SemiSupervisedNB(_WrapperNB):
         """
         max_iter, tol, unlabeled_weight = self._check_params()
         base = self._base_estimator()
+        if not isinstance(base, _StatisticsNB):  # a search, a refined model: no statistics to weigh by posteriors
+            raise TypeError(f"{type(base).__name__} does not learn from soft labels (class posteriors): "
+                            "semi-supervised EM supports MultinomialNB, ComplementNB, BernoulliNB and PoissonNB.")
         feature_names = _feature_names(X)
         X = base._check_X(X, reset=True)
         n_samples, n_features = X.shape
