@@ -156,6 +156,9 @@ class _Encoder:
             flat = array.ravel().tolist()
             if not all(isinstance(v, str) for v in flat):
                 raise TypeError(f"cannot save {where}: object arrays may only hold strings.")
+            if any(v.endswith("\x00") for v in flat):  # numpy's string arrays drop trailing NULs: "a\x00" is "a"
+                raise ValueError(f"cannot save {where}: a string ends in NUL ('\\x00'), which the file's string "
+                                 "arrays do not keep (it would read back as another label); rename it.")
             array = np.array(flat, dtype=np.str_).reshape(array.shape) if flat else np.empty(array.shape, "<U1")
             ref["object"] = True
         if not _allowed_dtype(array.dtype):
