@@ -55,3 +55,9 @@ def test_a_refused_partial_fit_leaves_the_model_as_it_was(data, name):
 def test_large_weights_within_range_stay_finite(data, name):
     model = getattr(nbfast, name)().fit(*data, sample_weight=np.full(N_SAMPLES, 1e300))
     assert np.all(np.isfinite(model.predict_proba(data[0])))
+
+
+def test_bernoulli_bounds_alpha_by_its_own_smoothing(data):
+    """BernoulliNB adds 2 alpha to a class's total, not alpha per feature: 1e307 stays finite, as before."""
+    model = nbfast.BernoulliNB(alpha=1e307).fit(*data)
+    assert np.all(np.isfinite(model.predict_proba(data[0])))
