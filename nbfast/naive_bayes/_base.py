@@ -49,7 +49,7 @@ import numpy as np
 from nbfast._compat import BaseEstimator, ClassifierMixin
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
-from nbfast._validation import _feature_names, check_is_fitted, check_sample_weight, check_X, check_y
+from nbfast._validation import _feature_names, check_is_fitted, check_labels, check_sample_weight, check_X, check_y
 from nbfast.naive_bayes import _statistics
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
 from nbfast.naive_bayes._locking import serialized, without_lock
@@ -567,7 +567,8 @@ class _StatisticsNB(_BaseNB):
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training vectors.
         y : array-like of shape (n_samples,)
-            Target values (any sortable label type: ints, strings, ...).
+            Target values (any sortable label type: ints, strings, ...); a label ending in NUL is refused
+            (numpy's string arrays drop trailing NULs: ``"spam\\x00"`` would merge with ``"spam"``).
         sample_weight : array-like of shape (n_samples,), default=None
             Weights applied to individual samples (1. for unweighted).
 
@@ -629,11 +630,11 @@ class _StatisticsNB(_BaseNB):
         if first_call:
             if classes is None:
                 raise ValueError("classes must be passed on the first call to partial_fit.")
-            classes = unique_classes(np.asarray(classes))
+            classes = unique_classes(check_labels(classes))
             self._validate_params(X.shape[1], len(classes))
             stats = self._init_stats(len(classes), X.shape[1])
         else:
-            if classes is not None and not np.array_equal(self.classes_, unique_classes(np.asarray(classes))):
+            if classes is not None and not np.array_equal(self.classes_, unique_classes(check_labels(classes))):
                 raise ValueError(
                     f"`classes={classes!r}` is not the same as on last call to partial_fit, was: {self.classes_!r}"
                 )

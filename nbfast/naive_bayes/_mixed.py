@@ -24,6 +24,7 @@ from nbfast._validation import (
     check_class_prior,
     check_counts,
     check_is_fitted,
+    check_labels,
     check_log_prior,
     check_missing,
     check_sample_weight,
@@ -360,12 +361,12 @@ class MixedNB(_BaseComposition, _BaseNB):
         if first:
             if partial and classes is None:
                 raise ValueError("classes must be passed on the first call to partial_fit.")
-            classes = unique_classes(np.asarray(classes) if partial else y)
+            classes = unique_classes(check_labels(classes) if partial else y)
             columns = [_resolve_columns(c, X.shape[1], feature_names, name) for name, _, c in parts]
             estimators = [self._with_missing(clone(estimator)) for _, estimator, _ in parts]
             class_count = np.zeros(len(classes))
         else:
-            if classes is not None and not np.array_equal(self.classes_, unique_classes(np.asarray(classes))):
+            if classes is not None and not np.array_equal(self.classes_, unique_classes(check_labels(classes))):
                 raise ValueError(
                     f"`classes={classes!r}` is not the same as on last call to partial_fit, was: {self.classes_!r}"
                 )
