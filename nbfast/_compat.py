@@ -226,7 +226,7 @@ class _StandaloneEstimator:
         return self
 
     def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params(deep=False).items())  # nested ones show inside
         return f"{type(self).__name__}({args})"
 
     def __getstate__(self):
