@@ -192,18 +192,41 @@ class _StandaloneEstimator:
         return sorted(name for name, p in signature.parameters.items() if name != "self" and p.kind != p.VAR_KEYWORD)
 
     def get_params(self, deep=True):
-        return {name: getattr(self, name) for name in self._get_param_names()}
+        # as scikit-learn's BaseEstimator: with deep, a parameter that is an estimator adds its own parameters
+        # as "name__param" (recursively), before the parameter itself
+        out = {}
+        for name in self._get_param_names():
+            value = getattr(self, name)
+            if deep and hasattr(value, "get_params") and not isinstance(value, type):
+                out.update((f"{name}__{key}", item) for key, item in value.get_params().items())
+            out[name] = value
+        return out
 
     def set_params(self, **params):
-        valid = self._get_param_names()
-        for name, value in params.items():
+        # as scikit-learn's BaseEstimator: "name__param" goes to the estimator held in "name", after every
+        # parameter of this one is set (so set_params(estimator=e, estimator__alpha=1) sets e's alpha)
+        if not params:
+            return self
+        valid = self.get_params(deep=True)
+        nested = {}
+        for key, value in params.items():
+            name, delimiter, sub_key = key.partition("__")
             if name not in valid:
-                raise ValueError(f"Invalid parameter {name!r} for estimator {type(self).__name__}.")
-            setattr(self, name, value)
+                raise ValueError(
+                    f"Invalid parameter {name!r} for estimator {type(self).__name__}. "
+                    f"Valid parameters are: {self._get_param_names()!r}."
+                )
+            if delimiter:
+                nested.setdefault(name, {})[sub_key] = value
+            else:
+                setattr(self, name, value)
+                valid[name] = value
+        for name, sub_params in nested.items():
+            valid[name].set_params(**sub_params)
         return self
 
     def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params(deep=False).items())  # nested ones show inside
         return f"{type(self).__name__}({args})"
 
     def __getstate__(self):

@@ -288,9 +288,50 @@ def _summed_duplicates(X):
     return canonical
 
 
+def check_labels(labels):
+    """``labels`` (y, or the ``classes`` of partial_fit) as an array, refusing a label that ends in NUL.
+
+    numpy's fixed-width string arrays drop trailing NULs: ``np.asarray(["spam", "spam\\x00"])`` holds "spam"
+    twice, so the two labels would merge into one class (scikit-learn merges them, or keeps two classes that
+    print the same), and no model file could keep them apart.  Rather than guess, such a label is refused with
+    a ValueError naming it.  An array of str/bytes given as such has already lost its trailing NULs and is
+    taken as it is.
+    """
+    array = np.asarray(labels)
+    if array.dtype.kind == "O" or (array.dtype.kind in "US" and not isinstance(labels, np.ndarray)):
+        if array.dtype.kind == "O":
+            values = array.ravel().tolist()
+        elif array.ndim == 1 and isinstance(labels, list):
+            values = labels  # a flat list: its items are the labels
+        else:
+            values = np.asarray(labels, dtype=object).ravel().tolist()
+        label = _label_ending_in_nul(values)
+        if label is not None:
+            raise ValueError(
+                f"The label {label!r} ends in NUL ('\\x00'): numpy's string arrays drop trailing NULs, so it "
+                f"would merge with {label.rstrip(label[-1:])!r} and no model file could store it. Strip or "
+                "replace the trailing NULs of the labels."
+            )
+    return array
+
+
+def _label_ending_in_nul(values):
+    """The first str or bytes of the list ``values`` that ends in NUL, or None."""
+    try:  # all str (the usual case): one pass in C finds none
+        if "\x00\x01" not in "\x01".join(values) + "\x01":
+            return None
+    except TypeError:
+        pass
+    for label in values:
+        if isinstance(label, (str, bytes)) and label[-1:] in ("\x00", b"\x00"):
+            return label
+    return None
+
+
 def check_y_shape(y, n_samples, stacklevel=3):
-    """y as a 1-D array of one label per sample (a column vector is raveled with a warning)."""
-    y = np.asarray(y)
+    """y as a 1-D array of one label per sample (a column vector is raveled with a warning); a label ending in NUL
+    is refused (see :func:`check_labels`)."""
+    y = check_labels(y)
     if y.ndim == 2 and y.shape[1] == 1:
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected. Please change the shape of y "

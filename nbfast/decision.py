@@ -107,7 +107,7 @@ def with_prior(model, prior):
         )
     shifted = copy.deepcopy(model)
     shifted._set_log_prior(_log(prior))
-    shifted.set_params(**{shifted._prior_param: prior.copy()})
+    shifted._set_prior_param(prior.copy())
     return shifted
 
 

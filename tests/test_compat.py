@@ -198,3 +198,67 @@ def test_openmp_threads_wait_asleep_unless_the_environment_says_otherwise():
         result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
         assert result.returncode == 0, result.stderr
         assert result.stdout.strip() == expected
+
+
+def test_nested_parameters_without_scikit_learn_match_scikit_learn():
+    # get_params(deep=True) and set_params("estimator__alpha") of estimators holding estimators, before and after
+    # scikit-learn is imported (the stand-in bases, then scikit-learn's): the same names, order and objects.
+    pytest.importorskip("sklearn")
+    output = _run(
+        """
+        import sys
+        import nbfast
+
+        def models():
+            mixed = nbfast.MixedNB([("counts", nbfast.MultinomialNB(alpha=0.2), [0, 1])])
+            return [
+                nbfast.SemiSupervisedNB(nbfast.MultinomialNB(alpha=0.3)),
+                nbfast.CalibratedNB(nbfast.BernoulliNB(), cv=3),
+                nbfast.CalibratedNB(nbfast.SemiSupervisedNB(mixed)),
+            ]
+
+        def params(model):
+            return [(key, id(value)) for key, value in model.get_params(deep=True).items()]
+
+        def after_set(model):
+            model.set_params(estimator__alpha=0.7, max_iter=3) if hasattr(model, "max_iter") else None
+            model.set_params(estimator=nbfast.ComplementNB(), estimator__alpha=0.4)
+            try:
+                model.set_params(estimator__no_such_parameter=1)
+            except ValueError:
+                refused = True
+            else:
+                refused = False
+            estimator = model.get_params()["estimator"]
+            return type(estimator).__name__, estimator.alpha, getattr(model, "max_iter", None), refused
+
+        def nested(model):
+            model.set_params(estimator__estimator__counts__alpha=0.9)
+            return model.estimator.estimator.get_params()["counts__alpha"]
+
+        def results():
+            built = models()
+            deep = [params(model) for model in built]
+            shallow = [sorted(model.get_params(deep=False)) for model in built]
+            return deep, shallow, nested(models()[2]), [after_set(model) for model in models()]
+
+        assert "sklearn" not in sys.modules
+        built = models()
+        assert repr(built[0]) == ("SemiSupervisedNB(estimator=MultinomialNB(alpha=0.3, class_prior=None, "
+                                  "fit_prior=True, force_alpha=True), max_iter=10, tol=0.0001, unlabeled=-1, "
+                                  "unlabeled_weight=1.0)"), repr(built[0])
+        assert "__" not in repr(built[2]), repr(built[2])  # nested parameters show inside their estimator
+        standalone = results()
+        assert "sklearn" not in sys.modules
+        assert "estimator__alpha" in dict(params(built[0]))
+
+        import sklearn.base
+        assert isinstance(built[0], sklearn.base.BaseEstimator)
+        with_sklearn = results()
+        assert standalone[1:] == with_sklearn[1:], (standalone[1:], with_sklearn[1:])
+        names = lambda deep: [[key for key, _ in model] for model in deep]
+        assert names(standalone[0]) == names(with_sklearn[0]), (names(standalone[0]), names(with_sklearn[0]))
+        print("ok")
+        """
+    )
+    assert output == "ok"

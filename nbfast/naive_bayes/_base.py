@@ -30,8 +30,9 @@ Derived tables (what predictions read, derived from the statistics) belong to th
 one on first use into the dict ``_derived_tables``, which ``_forget_derived`` replaces; neither pickles,
 copies nor ``get_params`` carry it (a copy derives its own).
 
-Concurrency: any number of threads may predict with one fitted model at once.  ``fit``, ``partial_fit`` or
-``set_params`` while another thread predicts with the same model is not supported: it never crashes (fit
+Concurrency: any number of threads may predict with one fitted model at once, and ``partial_fit`` calls on
+one model from several threads run one at a time (a per-instance lock: no batch is lost).  ``fit``,
+``partial_fit`` or ``set_params`` while another thread predicts with the same model never crashes (fit
 replaces the arrays a prediction reads rather than writing into them, and each prediction checks the shapes
 of what it reads), but that prediction may use a mix of the two states or raise ValueError; tables derived
 from such a mix are forgotten when the refit ends.  Refit a copy and swap it in instead.
@@ -48,23 +49,14 @@ import numpy as np
 from nbfast._compat import BaseEstimator, ClassifierMixin
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
-from nbfast._validation import (
-    _feature_names,
-    check_is_fitted,
-    check_sample_weight,
-    check_X,
-    check_y,
-)
+from nbfast._validation import _feature_names, check_is_fitted, check_labels, check_sample_weight, check_X, check_y
+from nbfast.naive_bayes import _statistics
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
+from nbfast.naive_bayes._locking import serialized, without_lock
 from nbfast.naive_bayes._merging import check_mergeable
 from nbfast.naive_bayes._params import check_parameters, declare
 from nbfast.naive_bayes._sklearn import to_sklearn
-from nbfast.naive_bayes._statistics import (
-    check_scoring_table,
-    dense_table,
-    for_next_batch,
-    score_table,
-)
+from nbfast.naive_bayes._statistics import check_scoring_table, dense_table, for_next_batch, score_table
 from nbfast.naive_bayes._terms import contrast, pair_terms, terms_matrix
 
 #: The optional statistic of models fitted with missing values (see ``_keeps_observed_count``).
@@ -250,8 +242,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         self._derived_tables = {}
 
     def __getstate__(self):
-        state = dict(super().__getstate__())
-        if "_derived_tables" in state:  # a copy derives its own tables, on first use
+        state = without_lock(dict(super().__getstate__()))  # a copy makes its own lock, on first use
+        if "_derived_tables" in state:  # and derives its own tables
             state["_derived_tables"] = {}
         return state
 
@@ -263,6 +255,10 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     def _set_log_prior(self, log_prior):
         """Replace the fitted class prior (a fitted copy deployed on new class frequencies)."""
         self.class_log_prior_ = np.array(log_prior, dtype=np.float64)
+
+    def _set_prior_param(self, prior):
+        """Set the class-prior hyperparameter, ``_prior_param``, to ``prior``: a later refit keeps the new prior."""
+        self.set_params(**{self._prior_param: prior})
 
     def _uses_class_prior(self):
         """Whether the joint log-likelihood adds the class prior (ComplementNB's does not, as in scikit-learn)."""
@@ -571,7 +567,8 @@ class _StatisticsNB(_BaseNB):
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training vectors.
         y : array-like of shape (n_samples,)
-            Target values (any sortable label type: ints, strings, ...).
+            Target values (any sortable label type: ints, strings, ...); a label ending in NUL is refused
+            (numpy's string arrays drop trailing NULs: ``"spam\\x00"`` would merge with ``"spam"``).
         sample_weight : array-like of shape (n_samples,), default=None
             Weights applied to individual samples (1. for unweighted).
 
@@ -599,11 +596,13 @@ class _StatisticsNB(_BaseNB):
         self._validate_params(X.shape[1], len(classes))
         stats = self._init_stats(len(classes), X.shape[1])
         self._accumulate(stats, X, y_index, sample_weight, rows)
+        _statistics.check_statistics(stats)
         self._commit(stats, classes, X.shape[1], feature_names)
         return self
 
+    @serialized
     def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Incremental fit on a batch of samples.
+        """Incremental fit on a batch of samples; calls from several threads run one at a time (no batch lost).
 
         Parameters
         ----------
@@ -631,11 +630,11 @@ class _StatisticsNB(_BaseNB):
         if first_call:
             if classes is None:
                 raise ValueError("classes must be passed on the first call to partial_fit.")
-            classes = unique_classes(np.asarray(classes))
+            classes = unique_classes(check_labels(classes))
             self._validate_params(X.shape[1], len(classes))
             stats = self._init_stats(len(classes), X.shape[1])
         else:
-            if classes is not None and not np.array_equal(self.classes_, unique_classes(np.asarray(classes))):
+            if classes is not None and not np.array_equal(self.classes_, unique_classes(check_labels(classes))):
                 raise ValueError(
                     f"`classes={classes!r}` is not the same as on last call to partial_fit, was: {self.classes_!r}"
                 )
@@ -644,6 +643,7 @@ class _StatisticsNB(_BaseNB):
             stats = self._current_stats()
         y_index = encode_labels(classes, y)
         self._accumulate(stats, X, y_index, sample_weight)
+        _statistics.check_statistics(stats)  # before any of them is installed: a refused batch leaves the model as it was
         if first_call:
             self._commit(stats, classes, X.shape[1], feature_names)
         else:

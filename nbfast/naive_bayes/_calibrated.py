@@ -20,6 +20,7 @@ from numbers import Integral
 
 import numpy as np
 
+from nbfast import _sparse as sp
 from nbfast._compat import clone
 from nbfast._kernels.scoring import Output
 from nbfast._validation import check_y
@@ -80,7 +81,8 @@ def out_of_fold_jll(estimator, X, y, n_folds):
     model of the other folds is the full statistics minus the fold's, so each
     fold is fitted once; others are refitted on the other folds.
     """
-    full = clone(estimator).fit(X, y)
+    full = clone(estimator).fit(X, y)  # X checked, with the estimator's messages
+    X = _rows_selectable(X)
     fold = _folds(encode_labels(full.classes_, check_y(y, X.shape[0])), n_folds)
     jll = np.empty((X.shape[0], len(full.classes_)))
     y = np.asarray(y)
@@ -96,6 +98,14 @@ def out_of_fold_jll(estimator, X, y, n_folds):
             others = _with_stats(full, stats)
         jll[inside] = others.predict_joint_log_proba(X[inside])
     return full, jll
+
+
+def _rows_selectable(X):
+    """X in a form whose rows a boolean mask selects: sparse matrices as CSR (COO and DIA have no indexing, BSR
+    no boolean one), sequences as arrays; arrays and data frames as they are (column names kept)."""
+    if sp.issparse(X) or isinstance(X, sp.Rows):
+        return sp.as_csr(X).tocsr()
+    return X if hasattr(X, "shape") and hasattr(X, "__getitem__") else np.asarray(X)
 
 
 def other_folds_model(full, fold_models, k):

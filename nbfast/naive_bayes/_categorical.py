@@ -327,7 +327,8 @@ class CategoricalNB(_BaseDiscreteNB):
         presence = csr_on(categories.data, X.indices, X.indptr, X.shape)
         accumulate_class_counts(presence, y_index, sample_weight, np.zeros(n_classes), present)
         zero = column_starts(new)
-        counts[:, zero] = np.maximum(counts[:, zero] + (batch_class_count[:, None] - present), 0.0)
+        with np.errstate(invalid="ignore"):  # inf - inf of overflowing weights: NaN, refused by check_statistics
+            counts[:, zero] = np.maximum(counts[:, zero] + (batch_class_count[:, None] - present), 0.0)
         stats["class_count_"] += batch_class_count
         stats["n_categories_"] = new
         stats["_category_counts"] = counts

@@ -159,12 +159,21 @@ class _BaseDiscreteNB(_StatisticsNB, _LinearNB):
             alpha = alpha.astype(np.float64)
             if not np.all((alpha >= 0) & (alpha < np.inf)):
                 raise ValueError(f"All values in alpha must be finite and non-negative; got {self.alpha!r}.")
+        with np.errstate(over="ignore"):  # twice the smoothing of a total: room for the counts beside it
+            total = 2.0 * self._smoothing_total(alpha, n_features)
+        if not np.isfinite(total):
+            raise ValueError(f"alpha is too large: the smoothing it adds to a class's total ({n_features} features) "
+                             f"overflows float64 (got alpha={str(self.alpha)[:40]}); use a smaller alpha.")
         if np.min(alpha) < _ALPHA_LOWER_BOUND and not self.force_alpha:
             if warn:
                 warnings.warn(f"alpha too small will result in numeric errors, setting alpha = "
                               f"{_ALPHA_LOWER_BOUND:.1e}. Use `force_alpha=True` to keep alpha unchanged.")
             return np.maximum(alpha, _ALPHA_LOWER_BOUND)
         return alpha
+
+    def _smoothing_total(self, alpha, n_features):
+        """The largest smoothing added to a total of counts (a denominator): sum_j alpha_j by default."""
+        return alpha * n_features if isinstance(alpha, float) else float(np.sum(alpha))
 
     # ---------------------------------------------------------- statistics
     def _update_params(self):

@@ -22,8 +22,9 @@ scoring, whatever the number of alphas:
   count models with a dense linear table (MultinomialNB, ComplementNB,
   BernoulliNB, PoissonNB) score a fold's test rows for every alpha in one
   pass of the fused kernel (``score_csr`` with ``block_width``), the alphas'
-  tables side by side: the rows are read once, not once per alpha.  CategoricalNB, compact tables and missing values
-  are scored by the model's own scoring, once per alpha.
+  tables side by side: the rows are read once per block of alphas (within a memory budget, so that memory does
+  not grow with alphas x rows), not once per alpha.  CategoricalNB, compact tables and missing values are
+  scored by the model's own scoring, once per alpha.
 - Each row's labels and posteriors are those ``predict`` and ``predict_proba``
   compute (the same table, bias, order of the sums and normalization), and the scores are what
   scikit-learn 1.9's scorers make of them: accuracy, or the log loss of posteriors clipped to
@@ -127,6 +128,9 @@ def _rank(means):
 #: Bytes of the stacked tables of one scoring pass, and of its output per chunk of rows.
 _STACK_BYTES = 1 << 28
 _OUTPUT_BYTES = 1 << 26
+#: Bytes of the test rows' scores of the alphas scored together (blocks of alphas, each reduced to its scores before
+#: the next): memory does not grow with alphas x rows (10,000 alphas on 20,000 rows once took 2.5 GB).
+_ROW_BYTES = 1 << 24
 
 
 def _scores(model, alphas, X, rows, y_index, sample_weight, scoring):
@@ -134,17 +138,27 @@ def _scores(model, alphas, X, rows, y_index, sample_weight, scoring):
     the model's ``_check_X`` returns it; their classes' indices ``y_index``), weighted by their
     ``sample_weight`` (None: unweighted).
 
-    Each alpha rebuilds the model's tables from its statistics.  The count
-    models scored by one dense linear table are scored together, in place:
-    their tables side by side, one pass of the fused kernel over the test rows
-    for every alpha; the others (CategoricalNB, compact tables, missing
-    values) by their own scoring of a copy of the test rows, once per alpha.
-    Either way each row's joint log-likelihood is the one ``predict`` and
-    ``predict_proba`` compute.
+    Each alpha rebuilds the model's tables from its statistics.  The count models scored by one dense linear
+    table are scored together, in place: their tables side by side, one pass of the fused kernel over the test
+    rows per block of alphas (:func:`_block_size`); the others (CategoricalNB, compact tables, missing values)
+    by their own scoring of a copy of the test rows, once per alpha.  Either way each row's joint
+    log-likelihood is the one ``predict`` and ``predict_proba`` compute, and an alpha's rows are reduced to its
+    score as soon as they are scored.
     """
     mode = Output.ARGMAX if scoring == "accuracy" else Output.PROBA
-    per_row = [None] * len(alphas)
-    stacked = []  # (alpha index, table, bias) of the alphas scored side by side
+    sign = 1.0 if scoring == "accuracy" else -1.0
+    scores = [None] * len(alphas)
+
+    def reduce(a, values):  # the weighted mean of an alpha's per-row scores, over the whole test set at once
+        scores[a] = sign * float(np.average(_per_row(values, mode, y_index), weights=sample_weight))
+
+    def score_side_by_side(block):
+        binarize, threshold = model._kernel_threshold()
+        for index, values in _stacked_scores(X, rows, block, binarize, threshold, mode):
+            reduce(index, values)
+        return []
+
+    block = []  # (alpha index, table, bias) of the alphas to score side by side
     test_X = None  # the copy of the test rows, made when a model's own scoring needs it
     for a, alpha in enumerate(alphas):
         model.set_params(alpha=float(alpha))
@@ -152,15 +166,22 @@ def _scores(model, alphas, X, rows, y_index, sample_weight, scoring):
         terms = _linear_table(model, X[:0], mode)
         if terms is None:
             test_X = X[rows] if test_X is None else test_X
-            per_row[a] = _per_row(model._score(test_X, mode), mode, y_index)
-        else:
-            stacked.append((a, *terms))
-    if stacked:
-        binarize, threshold = model._kernel_threshold()
-        for a, scores in _stacked_scores(X, rows, stacked, binarize, threshold, mode):
-            per_row[a] = _per_row(scores, mode, y_index)
-    sign = 1.0 if scoring == "accuracy" else -1.0
-    return [sign * float(np.average(values, weights=sample_weight)) for values in per_row]
+            reduce(a, model._score(test_X, mode))
+            continue
+        block.append((a, *terms))
+        if len(block) == _block_size(terms[0], rows.shape[0], mode):
+            block = score_side_by_side(block)
+    if block:
+        score_side_by_side(block)
+    return scores
+
+
+def _block_size(table, n_rows, mode):
+    """How many alphas of tables like ``table`` to score side by side: their tables within _STACK_BYTES, and
+    their rows' scores (a label, or a posterior per class: the kernel's output and its copy by alpha, 16 bytes
+    each) within _ROW_BYTES; at least one."""
+    per_row = 16 if mode == Output.ARGMAX else 16 * table.shape[1]
+    return max(1, min(_STACK_BYTES // table.nbytes, _ROW_BYTES // max(1, per_row * n_rows)))
 
 
 def _linear_table(model, X, mode):
@@ -178,28 +199,28 @@ def _linear_table(model, X, mode):
 
 
 def _stacked_scores(X, rows, entries, binarize, threshold, mode):
-    """(alpha index, ``mode``'s scores) of each (alpha index, table, bias) entry, their tables side by side in
-    one pass of the kernel (or a few, within _STACK_BYTES) over the rows ``rows`` of X, in chunks of rows."""
-    n_features, n_classes = entries[0][1].shape
-    per_pass = max(1, _STACK_BYTES // (n_features * n_classes * entries[0][1].itemsize))
-    for first in range(0, len(entries), per_pass):
-        group = entries[first:first + per_pass]
-        table = np.hstack([entry[1] for entry in group])
-        bias = np.concatenate([entry[2] for entry in group])
-        results = [[] for _ in group]
-        chunk = max(1, _OUTPUT_BYTES // (8 * table.shape[1]))
-        for start in range(0, rows.shape[0], chunk):
-            listed = rows[start:start + chunk]
-            labels = np.empty(listed.shape[0] * len(group) if mode == Output.ARGMAX else 0, dtype=np.int64)
-            out = np.empty((0, 0) if mode == Output.ARGMAX else (listed.shape[0], table.shape[1]))
-            n_threads = effective_n_threads(count_nonzeros(X, listed) + listed.shape[0] * table.shape[1])
-            scoring.score_csr(X.data, X.indices, X.indptr, table, bias, binarize, threshold, mode, out, labels,
-                              n_threads, n_classes, listed)
-            for g in range(len(group)):
-                results[g].append(labels[g::len(group)] if mode == Output.ARGMAX else
-                                  out[:, g * n_classes:(g + 1) * n_classes])
-        for entry, parts in zip(group, results):
-            yield entry[0], np.concatenate(parts)
+    """(alpha index, ``mode``'s scores of the rows ``rows`` of X) of each (alpha index, table, bias) entry, their
+    tables side by side in one pass of the kernel over the rows, in chunks of rows (see :func:`_block_size` for
+    how many entries to give it at once)."""
+    n_classes = entries[0][1].shape[1]
+    table = np.hstack([entry[1] for entry in entries])
+    bias = np.concatenate([entry[2] for entry in entries])
+    shape = (len(entries), rows.shape[0]) + (() if mode == Output.ARGMAX else (n_classes,))
+    results = np.empty(shape, np.int64 if mode == Output.ARGMAX else np.float64)  # each entry's, contiguous
+    chunk = max(1, _OUTPUT_BYTES // (8 * table.shape[1]))
+    for start in range(0, rows.shape[0], chunk):
+        listed = rows[start:start + chunk]
+        labels = np.empty(listed.shape[0] * len(entries) if mode == Output.ARGMAX else 0, dtype=np.int64)
+        out = np.empty((0, 0) if mode == Output.ARGMAX else (listed.shape[0], table.shape[1]))
+        n_threads = effective_n_threads(count_nonzeros(X, listed) + listed.shape[0] * table.shape[1])
+        scoring.score_csr(X.data, X.indices, X.indptr, table, bias, binarize, threshold, mode, out, labels,
+                          n_threads, n_classes, listed)
+        stop = start + listed.shape[0]
+        for g in range(len(entries)):
+            results[g, start:stop] = labels[g::len(entries)] if mode == Output.ARGMAX else \
+                out[:, g * n_classes:(g + 1) * n_classes]
+    for entry, values in zip(entries, results):
+        yield entry[0], values
 
 
 def _per_row(scores, mode, y_index):
@@ -240,6 +261,11 @@ class _CountNBCV(_WrapperNB):
         self.force_alpha = force_alpha
         self.fit_prior = fit_prior
         self.class_prior = class_prior
+
+    def _set_prior_param(self, prior):
+        """``class_prior``, this search's and its final model's: a refit of either keeps the new prior."""
+        self.estimator_._set_prior_param(prior.copy())
+        self.set_params(class_prior=prior)
 
     def _base_estimator(self, alpha=1.0):
         """The base model with these parameters and this ``alpha``."""
@@ -290,8 +316,14 @@ class _CountNBCV(_WrapperNB):
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         classes = unique_classes(y)
         base._validate_params(X.shape[1], len(classes))
+        for alpha in alphas[1:]:  # every alpha of the search, before any is fitted
+            self._base_estimator(float(alpha))._check_alpha(X.shape[1])
         y_index = encode_labels(classes, y)
         splits = self._splits(X, y, classes)
+        for k, (_, test) in enumerate(splits if sample_weight is not None else ()):
+            if not sample_weight[test].sum() > 0:  # a weighted mean over them has no value
+                raise ValueError(f"the test rows of split {k} all have sample_weight 0, so they cannot score the "
+                                 "alphas: give them weight, or choose other splits (cv).")
 
         def counted(rows):  # a model of these rows' statistics (counted in place where the model can)
             return clone(base)._fit_checked(X, y_index, classes, sample_weight, feature_names, rows=rows)

@@ -194,6 +194,9 @@ class BernoulliNB(_CountNB):
     def _kernel_threshold(self):
         return (False, 0.0) if self.binarize is None else (True, float(self.binarize))
 
+    def _smoothing_total(self, alpha, n_features):
+        return 2.0 * float(np.max(alpha))  # N_c + 2 alpha_i: a feature's two outcomes
+
     def _has_compact_table(self):
         # with a per-feature alpha, the default presence weight depends on the feature too; with missing values,
         # theta_ci's denominator depends on the feature (observed_count_): such models stay dense

@@ -69,6 +69,28 @@ def _centred(coef, intercept):
     return coef - coef.mean(axis=0), intercept - intercept.mean()
 
 
+def _weighted_squares(X, sample_weight):
+    """sum_i s_i X[i, j]^2 of each feature j, in float64 (float32 X squares past float32's range)."""
+    with np.errstate(over="ignore"):  # an overflow gives inf, which _check_scale refuses
+        squares = sp.csr_array(X).astype(np.float64, copy=False).power(2)
+        return np.asarray(squares.T @ sample_weight, dtype=np.float64)
+
+
+def _check_scale(X, sample_weight, C):
+    """Refuse, before any work, inputs whose objective overflows float64: the solver would return NaN weights.
+
+    The objective divides by the total weight, its penalty by C, and its curvature sums s_i x_ij^2."""
+    with np.errstate(over="ignore", divide="ignore"):
+        inverse_C, total = 1.0 / C, sample_weight.sum()
+    if not np.isfinite(inverse_C):
+        raise ValueError(f"C={C!r} is too small: 1/C overflows float64. Use C >= 1e-300.")
+    if not np.isfinite(total):
+        raise ValueError("the sample weights sum past the range of float64; rescale them (divide by their maximum).")
+    if X.nnz and not np.all(np.isfinite(_weighted_squares(X, sample_weight))):
+        raise ValueError(f"X holds values up to {np.abs(X.data).max():.3g}: weighted by sample_weight, their "
+                         "squares overflow float64 (the objective's curvature); rescale X or sample_weight.")
+
+
 class _Objective:
     """f and its gradient (the module docstring's objective divided by the total weight) at a flat x = [W, b].
 
@@ -93,7 +115,7 @@ class _Objective:
         self.block_sums = np.empty((discriminative.n_row_blocks(X.shape[0]), n_classes + 1))
         self.n_threads = effective_n_threads(X.nnz * n_classes)
         variance = (1.0 / n_classes) * (1.0 - 1.0 / n_classes)
-        squares = np.asarray(sp.csr_array(X).power(2).T @ sample_weight, dtype=np.float64)
+        squares = _weighted_squares(X, sample_weight)
         intercept_curvature = variance * sample_weight.sum() + (self.inverse_C if penalize_intercept else 0.0)
         curvature = np.concatenate([np.repeat(variance * squares + self.inverse_C, n_classes),
                                     np.full(n_classes, intercept_curvature)])
@@ -282,6 +304,7 @@ class DiscriminativeNB(_LinearNB):
             if unweighted.any():
                 raise ValueError(f"DiscriminativeNB needs rows of positive weight in every class of y: class(es) "
                                  f"{classes[unweighted].tolist()} have none.")
+        _check_scale(X, np.ones(X.shape[0]) if weights is None else weights, float(self.C))
         start = NB_MODELS[self.nb](alpha=self.alpha).fit(X, y, sample_weight=weights)
         coef, intercept = _centred(*start.to_linear())
         if weights is None:
@@ -295,6 +318,9 @@ class DiscriminativeNB(_LinearNB):
                                    penalize_intercept=self.anchor == "nb")
             result = self._minimize(objective, x0 * objective.root_curvature)
             x, n_iter = result.x / objective.root_curvature, result.n_iter
+        if not np.all(np.isfinite(x)):  # never a model of NaN weights: refused, the model left as it was
+            raise ValueError("DiscriminativeNB's fit overflowed float64 (weights not finite): X, sample_weight or "
+                             "C are too large or too small; rescale X or sample_weight, or bring C nearer 1.")
         n_weights = X.shape[1] * len(classes)
         table, intercept = x[:n_weights].reshape(X.shape[1], len(classes)), x[n_weights:]
         self.classes_ = classes

@@ -293,6 +293,8 @@ class GaussianNB(_StatisticsNB):
             # scikit-learn subtracts the new epsilon_ from var_ (which holds the previous one)
             # before merging, so the previous epsilon_ stays in the past variances.
             stats["_raw_var"] = stats["_raw_var"] + (self.epsilon_ - epsilon)
+        if "epsilon_" in stats:  # as scikit-learn, ``priors`` is read at the first batch; later ones keep it
+            stats["class_prior_"] = self._check_priors(n_classes)
         stats["epsilon_"] = epsilon
         if "observed_count_" in stats:  # the moments are over each feature's observed values
             stats["class_count_"] = stats["class_count_"] + weight
@@ -336,9 +338,10 @@ class GaussianNB(_StatisticsNB):
             self.theta_ = np.where(observed > 0, self.theta_, mean).astype(dtype, copy=False)
             variance = np.where(observed > 0, variance, pooled)
         self._var = (variance + self.epsilon_).astype(dtype, copy=False)
-        priors = self._check_priors(len(self.classes_))
-        prior = self.class_count_ / self.class_count_.sum() if priors is None else priors
-        self.class_prior_ = prior.astype(dtype, copy=False)
+        # the empirical prior, or with ``priors`` the one set at the first batch (a set_params(priors=...) since
+        # takes effect at the next fit, as in scikit-learn)
+        prior = self.class_count_ / self.class_count_.sum() if self.priors is None else self.class_prior_
+        self.class_prior_ = np.asarray(prior, dtype=np.float64).astype(dtype, copy=False)
 
     # ----------------------------------------------------- the public var_
     @property

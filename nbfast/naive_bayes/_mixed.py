@@ -24,6 +24,7 @@ from nbfast._validation import (
     check_class_prior,
     check_counts,
     check_is_fitted,
+    check_labels,
     check_log_prior,
     check_missing,
     check_sample_weight,
@@ -32,6 +33,7 @@ from nbfast._validation import (
 )
 from nbfast.naive_bayes._base import _BaseNB, encode_labels, unique_classes
 from nbfast.naive_bayes._discrete import MultinomialNB
+from nbfast.naive_bayes._locking import serialized
 from nbfast.naive_bayes._merging import check_mergeable
 from nbfast.naive_bayes._params import StrOptions, check_parameters, declare
 from nbfast.naive_bayes._sklearn import is_scikit_learn_naive_bayes
@@ -326,8 +328,11 @@ class MixedNB(_BaseComposition, _BaseNB):
         """
         return self._fit(X, y, None, sample_weight, partial=False)
 
+    @serialized
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Incremental fit of every part on a batch.
+
+        Calls on one model from several threads run one at a time (a lock per model), so that no batch is lost.
 
         Parameters
         ----------
@@ -356,12 +361,12 @@ class MixedNB(_BaseComposition, _BaseNB):
         if first:
             if partial and classes is None:
                 raise ValueError("classes must be passed on the first call to partial_fit.")
-            classes = unique_classes(np.asarray(classes) if partial else y)
+            classes = unique_classes(check_labels(classes) if partial else y)
             columns = [_resolve_columns(c, X.shape[1], feature_names, name) for name, _, c in parts]
             estimators = [self._with_missing(clone(estimator)) for _, estimator, _ in parts]
             class_count = np.zeros(len(classes))
         else:
-            if classes is not None and not np.array_equal(self.classes_, unique_classes(np.asarray(classes))):
+            if classes is not None and not np.array_equal(self.classes_, unique_classes(check_labels(classes))):
                 raise ValueError(
                     f"`classes={classes!r}` is not the same as on last call to partial_fit, was: {self.classes_!r}"
                 )

@@ -31,6 +31,7 @@ import numpy as np
 from nbfast._compat import clone
 from nbfast._kernels.scoring import Output
 from nbfast._validation import _feature_names, check_sample_weight, check_y, check_y_shape
+from nbfast.naive_bayes._base import _StatisticsNB
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
 from nbfast.naive_bayes._params import Interval, check_parameters, declare
 from nbfast.naive_bayes._wrapper import _WrapperNB
@@ -128,10 +129,12 @@ class SemiSupervisedNB(_WrapperNB):
     estimator_ : estimator
         The fitted model: predictions, posteriors and fitted tables are its.
     n_iter_ : int
-        EM iterations run (0 when there is no unlabelled row or ``max_iter=0``).
-    log_likelihood_ : ndarray of shape (``n_iter_`` + 1,)
-        The objective EM increases, of the model fitted on the labelled rows and then after each
-        iteration: the sum over rows of log P(x, y) (labelled rows) or log P(x) (unlabelled rows,
+        Models fitted: the one on the labelled rows, then one per EM iteration (1 when there is no
+        unlabelled row or ``max_iter=0``, at most ``max_iter + 1``), as scikit-learn's
+        SelfTrainingClassifier counts its first fit.
+    log_likelihood_ : ndarray of shape (``n_iter_``,)
+        The objective EM increases, of each model fitted (the one on the labelled rows and then the
+        one after each iteration): the sum over rows of log P(x, y) (labelled rows) or log P(x) (unlabelled rows,
         times ``unlabeled_weight``), each times its sample weight and up to a term that does not
         depend on the model, plus the log prior of the parameters of which the smoothed estimates
         are the mode (Dirichlet, Beta or Gamma with exponents ``alpha``); divided by the total row
@@ -197,6 +200,9 @@ class SemiSupervisedNB(_WrapperNB):
         """
         max_iter, tol, unlabeled_weight = self._check_params()
         base = self._base_estimator()
+        if not isinstance(base, _StatisticsNB):  # a search, a refined model: no statistics to weigh by posteriors
+            raise TypeError(f"{type(base).__name__} does not learn from soft labels (class posteriors): "
+                            "semi-supervised EM supports MultinomialNB, ComplementNB, BernoulliNB and PoissonNB.")
         feature_names = _feature_names(X)
         X = base._check_X(X, reset=True)
         n_samples, n_features = X.shape
@@ -230,7 +236,7 @@ class SemiSupervisedNB(_WrapperNB):
             n_iter += 1
 
         self._install_estimator(model)
-        self.n_iter_ = n_iter
+        self.n_iter_ = n_iter + 1  # the fit on the labelled rows counts, as scikit-learn's n_iter_ >= 1
         self.log_likelihood_ = np.array(log_likelihood)
         return self
 
@@ -243,11 +249,11 @@ class SemiSupervisedNB(_WrapperNB):
     def _validate_fitted(self):
         super()._validate_fitted()
         n_iter = self.n_iter_
-        if isinstance(n_iter, bool) or not isinstance(n_iter, numbers.Integral) or n_iter < 0:
-            raise ValueError(f"n_iter_ must be a non-negative integer, got {n_iter!r}.")
+        if isinstance(n_iter, bool) or not isinstance(n_iter, numbers.Integral) or n_iter < 1:
+            raise ValueError(f"n_iter_ must be a positive integer, got {n_iter!r}.")
         history = self.log_likelihood_
-        if not isinstance(history, np.ndarray) or history.shape != (n_iter + 1,) or history.dtype.kind != "f":
-            raise ValueError(f"log_likelihood_ must be a float array of n_iter_ + 1 = {n_iter + 1} values.")
+        if not isinstance(history, np.ndarray) or history.shape != (n_iter,) or history.dtype.kind != "f":
+            raise ValueError(f"log_likelihood_ must be a float array of n_iter_ = {n_iter} values.")
 
     def _score(self, X, mode):
         return self.estimator_._score(X, mode)

@@ -306,6 +306,26 @@ def count_values(counts):
     return counts.values if is_compact(counts) else counts
 
 
+def check_statistics(stats):
+    """Refuse (ValueError) fresh statistics ({name: value}, about to be installed) that overflowed float64.
+
+    Each statistic's absolute total is kept within half of float64's range: every sum a model derives from
+    them (a class's total plus its smoothing, say) is at most that total plus as much again.
+    """
+    for name, value in stats.items():
+        if isinstance(value, SparseCounts):
+            parts = [value.values] + [values for _, _, values in value.pending]
+        elif isinstance(value, (list, tuple)):  # a list of arrays (one per feature)
+            parts = list(value)
+        else:
+            parts = [value] if isinstance(value, np.ndarray) and value.dtype.kind == "f" else []
+        with np.errstate(over="ignore", invalid="ignore"):
+            total = 2.0 * sum(float(np.abs(part).sum()) for part in parts)
+        if not np.isfinite(total):
+            raise ValueError(f"the model's statistics overflow float64 ({name.strip('_')} is not finite): "
+                             "sample_weight or the values of X are too large; rescale them.")
+
+
 def sum_counts(counts):
     """The entrywise sum of per-(class, feature) counts, in the order given: compact when all of them are."""
     if all(is_compact(c) for c in counts):

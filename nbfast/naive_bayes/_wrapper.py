@@ -17,10 +17,6 @@ class _WrapperNB(_BaseNB):
 
     _composite = True
 
-    @property
-    def _prior_param(self):
-        return f"estimator__{self.estimator_._prior_param}"
-
     def _base_estimator(self):
         """The ``estimator`` parameter (checked), or a MultinomialNB when it is None."""
         if self.estimator is None:
@@ -70,6 +66,13 @@ class _WrapperNB(_BaseNB):
 
     def _set_log_prior(self, log_prior):
         self.estimator_._set_log_prior(log_prior)
+
+    def _set_prior_param(self, prior):
+        """The prior parameter of the fitted estimator, and of the ``estimator`` parameter when one is given (None
+        stands for a default model): a refit of either keeps the new prior."""
+        self.estimator_._set_prior_param(prior.copy())
+        if self.estimator is not None:
+            self.estimator._set_prior_param(prior.copy())
 
     def _uses_class_prior(self):
         return self.estimator_._uses_class_prior()

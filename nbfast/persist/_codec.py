@@ -74,15 +74,40 @@ def _stored_size(value):
     return 0
 
 
-def _check_size(fitted, compact):
+def _check_size(fitted, per_feature):
     """Every Naive Bayes model has parameters per (class, feature), a compact one at least a pointer per
-    feature: the arrays actually stored bound n_features_in_ before any shape is built from it."""
+    feature: the arrays actually stored bound n_features_in_ before any shape is built from it.
+
+    ``per_feature`` asks for one entry per feature only: a compact model, or a composite, whose parts may be
+    compact (each part was decoded, and checked against what it stores, before the composite)."""
     classes, n_features = fitted.get("classes_"), fitted.get("n_features_in_")
     if isinstance(classes, np.ndarray) and isinstance(n_features, numbers.Integral) and not isinstance(
             n_features, bool):  # a plain int, or a wrapped numpy integer
         n_features = int(n_features)
-        if _stored_size(list(fitted.values())) < (n_features if compact else len(classes) * n_features):
+        if _stored_size(list(fitted.values())) < (n_features if per_feature else len(classes) * n_features):
             raise ValueError(f"{len(classes)} classes and n_features_in_={n_features} do not fit the stored arrays.")
+
+
+def _semi_supervised_n_iter(fitted):
+    """SemiSupervisedNB's fitted attributes as files saved before its n_iter_ counted the fit on the labelled rows
+    hold them, in the current meaning.
+
+    Then, n_iter_ was the number of EM iterations (0 when every row was labelled or max_iter=0) and
+    log_likelihood_ held n_iter_ + 1 values: the labelled fit's, then one per iteration.  Now n_iter_ counts
+    every model fitted, the labelled one included, and log_likelihood_ holds n_iter_ values, the same values.
+    So a file whose log_likelihood_ has exactly one value more than n_iter_ is of the old layout, and its
+    n_iter_ + 1 is the current n_iter_; a file of the current layout never has that mismatch, and any other
+    mismatch is left to the fitted-state check, which refuses it."""
+    n_iter, history = fitted.get("n_iter_"), fitted.get("log_likelihood_")
+    if isinstance(n_iter, numbers.Integral) and not isinstance(n_iter, bool) and n_iter >= 0 and \
+            isinstance(history, np.ndarray) and history.shape == (int(n_iter) + 1,):
+        fitted["n_iter_"] = int(n_iter) + 1
+    return fitted
+
+
+#: Conversions of fitted attributes stored in an older layout into the current one, by estimator class: a file that
+#: loaded before a fitted attribute changed meaning keeps loading (each conversion says which files it reads).
+_OLDER_LAYOUTS = {"SemiSupervisedNB": _semi_supervised_n_iter}
 
 
 class _Encoder:
@@ -153,6 +178,9 @@ class _Encoder:
             flat = array.ravel().tolist()
             if not all(isinstance(v, str) for v in flat):
                 raise TypeError(f"cannot save {where}: object arrays may only hold strings.")
+            if any(v.endswith("\x00") for v in flat):  # numpy's string arrays drop trailing NULs: "a\x00" is "a"
+                raise ValueError(f"cannot save {where}: a string ends in NUL ('\\x00'), which the file's string "
+                                 "arrays do not keep (it would read back as another label); rename it.")
             array = np.array(flat, dtype=np.str_).reshape(array.shape) if flat else np.empty(array.shape, "<U1")
             ref["object"] = True
         if not _allowed_dtype(array.dtype):
@@ -201,7 +229,9 @@ class _Decoder:
                     f"{cls.__name__} needs the fitted attributes {list(cls._fitted_attributes)}, the file has {have}."
                 )
             fitted = as_float64({k: self.value(v) for k, v in fitted.items()})
-            _check_size(fitted, compact)
+            if not compact and cls.__name__ in _OLDER_LAYOUTS:
+                fitted = _OLDER_LAYOUTS[cls.__name__](fitted)
+            _check_size(fitted, compact or cls._composite)
         names = spec.get("feature_names_in_")
         model = rebuild(cls, params, fitted, None if names is None else self.value(names))
         if fitted is not None:

@@ -347,3 +347,49 @@ def test_scoring_side_by_side_tables_is_scoring_each_alone(mode):
                 np.testing.assert_array_equal(labels[g::3], alone)
             else:
                 np.testing.assert_array_equal(out[:, 3 * g:3 * g + 3], alone_out)
+
+
+#: split{k}_test_score of the search (3 splits x alphas 0, 0.01, 0.3, 1, 7, weighted rows) as it was computed before
+#: the alphas were scored in blocks bounded by memory: the blocks must not change a bit of them.
+SCORES_BEFORE_BLOCKS = {
+    ("MultinomialNBCV", "neg_log_loss"): [
+        -1.0345259113341538, -1.0342808121602407, -1.0275136805626517, -1.0135296989281153, -0.9602730394102323,
+        -0.9910787429787974, -0.9908455919761848, -0.9858420062779962, -0.9782219742571714, -0.9503544842492989,
+        -1.111523477278648, -1.1108823376966261, -1.0946717962122572, -1.0679235385616552, -1.017639641872682],
+    ("BernoulliNBCV", "accuracy"): [
+        0.4534221971518256, 0.4534221971518256, 0.4534221971518256, 0.4581603129028942, 0.5222773732601972,
+        0.47411639186662435, 0.47411639186662435, 0.47411639186662435, 0.4781561858339621, 0.4517196705923336,
+        0.45454633918014486, 0.45454633918014486, 0.45454633918014486, 0.45454633918014486, 0.4244663702036803],
+}
+
+
+@pytest.mark.parametrize("name, scoring", SCORES_BEFORE_BLOCKS)
+@pytest.mark.parametrize("budgets", ["default", "one alpha and a few rows at a time"])
+def test_alphas_scored_in_blocks_give_the_same_scores_bit_for_bit(name, scoring, budgets, monkeypatch):
+    if budgets != "default":
+        monkeypatch.setattr(_cv, "_ROW_BYTES", 1)
+        monkeypatch.setattr(_cv, "_STACK_BYTES", 1)
+        monkeypatch.setattr(_cv, "_OUTPUT_BYTES", 1000)
+    X, y = cv_data(PAIRS[name])
+    weights = np.random.default_rng(1).uniform(0.2, 3.0, size=len(y))
+    model = getattr(nbfast, name)(alphas=[0.0, 0.01, 0.3, 1.0, 7.0], cv=3, scoring=scoring).fit(X, y, weights)
+    scores = [float(v) for k in range(3) for v in model.cv_results_[f"split{k}_test_score"]]
+    assert scores == SCORES_BEFORE_BLOCKS[name, scoring]
+
+
+@pytest.mark.parametrize("scoring", SCORINGS)
+def test_memory_does_not_grow_with_alphas_times_rows(scoring):
+    """2,000 alphas on 5,000 rows (2 folds): the test rows' scores of every alpha at once took 50 MiB (accuracy)
+    and 159 MiB (log loss); scored in blocks within _ROW_BYTES (16 MiB), the search stays well below either."""
+    import tracemalloc
+
+    X, y = nbfast.datasets.make_documents(5000, 50, 3, mean_length=10, random_state=0)
+    model = nbfast.MultinomialNBCV(alphas=np.geomspace(1e-3, 100, 2000), cv=2, scoring=scoring)
+    tracemalloc.start()
+    try:
+        model.fit(X, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 32 * 2**20, f"peak {peak / 2**20:.0f} MiB"
+    assert model.cv_results_["mean_test_score"].shape == (2000,)

@@ -125,7 +125,7 @@ def test_each_iteration_is_a_fit_on_posterior_weighted_rows(name, unlabeled_weig
 
     semi = nbfast.SemiSupervisedNB(estimator(name), max_iter=3, tol=0.0, unlabeled_weight=unlabeled_weight)
     semi.fit(X, y_partial, sample_weight=sample_weight)
-    assert semi.n_iter_ == 3 and type(semi.estimator_) is type(model)
+    assert semi.n_iter_ == 4 and type(semi.estimator_) is type(model)
     np.testing.assert_allclose(semi.log_likelihood_, expected_log_likelihood, rtol=1e-10)
     np.testing.assert_allclose(semi.estimator_.feature_count_, model.feature_count_, rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(semi.estimator_.class_count_, model.class_count_, rtol=1e-10)
@@ -146,11 +146,11 @@ def test_stops_when_the_gain_falls_below_tol():
     X, _, y_partial = partly_labelled(seed=1)
     semi = nbfast.SemiSupervisedNB(tol=1e-3, max_iter=100).fit(X, y_partial)
     gains = np.diff(semi.log_likelihood_)
-    assert 0 < semi.n_iter_ < 100 and semi.log_likelihood_.shape == (semi.n_iter_ + 1,)
+    assert 1 < semi.n_iter_ < 101 and semi.log_likelihood_.shape == (semi.n_iter_,)
     assert gains[-1] < 1e-3 and np.all(gains[:-1] >= 1e-3)
-    assert nbfast.SemiSupervisedNB(tol=1e9).fit(X, y_partial).n_iter_ == 1
+    assert nbfast.SemiSupervisedNB(tol=1e9).fit(X, y_partial).n_iter_ == 2
     capped = nbfast.SemiSupervisedNB(tol=0.0, max_iter=2).fit(X, y_partial)
-    assert capped.n_iter_ == 2 and capped.log_likelihood_.shape == (3,)
+    assert capped.n_iter_ == 3 and capped.log_likelihood_.shape == (3,)
 
 
 def test_without_unlabelled_rows_or_iterations_it_is_the_labelled_fit():
@@ -163,6 +163,15 @@ def test_without_unlabelled_rows_or_iterations_it_is_the_labelled_fit():
         np.testing.assert_allclose(semi.estimator_.feature_count_, reference.feature_count_, rtol=1e-12)
         np.testing.assert_allclose(semi.predict_proba(X), reference.predict_proba(X), rtol=1e-10, atol=1e-14)
     assert nbfast.SemiSupervisedNB(max_iter=0).fit(X, y_partial).log_likelihood_.shape == (1,)
+
+
+def test_n_iter_counts_the_labelled_fit():
+    """scikit-learn's check_non_transformer_estimators_n_iter: n_iter_ >= 1 after fit, all rows labelled too
+    (the fit on the labelled rows counts, as SelfTrainingClassifier counts its first)."""
+    X, y, y_partial = partly_labelled()
+    for semi in (nbfast.SemiSupervisedNB().fit(X, y), nbfast.SemiSupervisedNB(max_iter=0).fit(X, y_partial)):
+        assert semi.n_iter_ == 1 and semi.log_likelihood_.shape == (1,)
+    assert nbfast.SemiSupervisedNB(max_iter=1, tol=0.0).fit(X, y_partial).n_iter_ == 2
 
 
 def test_a_row_twice_is_a_row_of_weight_two():
@@ -308,7 +317,7 @@ def test_predicts_and_saves_like_its_estimator(name, tmp_path):
 def test_fitted_attributes_are_checked_on_load():
     X, _, y_partial = partly_labelled()
     semi = nbfast.SemiSupervisedNB(max_iter=2).fit(X, y_partial)
-    for name, value, match in [("n_iter_", -1, "n_iter_"), ("n_iter_", 2.0, "n_iter_"),
+    for name, value, match in [("n_iter_", -1, "n_iter_"), ("n_iter_", 0, "n_iter_"), ("n_iter_", 2.0, "n_iter_"),
                                ("log_likelihood_", np.zeros(2), "log_likelihood_"),
                                ("classes_", np.array([0, 1, 2, 9]), "classes_")]:
         fitted = {attribute: getattr(semi, attribute) for attribute in semi._fitted_attributes}
@@ -336,3 +345,8 @@ def test_with_prior_and_clone():
     copy = sklearn_base.clone(semi)
     assert copy.get_params()["estimator__alpha"] == 0.5 and copy.unlabeled_weight == 0.5
     assert not hasattr(copy, "estimator_")
+
+
+def test_scikit_learn_n_iter_check():
+    checks = pytest.importorskip("sklearn.utils.estimator_checks")
+    checks.check_non_transformer_estimators_n_iter("SemiSupervisedNB", nbfast.SemiSupervisedNB())
