@@ -52,7 +52,7 @@ from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import _feature_names, check_is_fitted, check_labels, check_sample_weight, check_X, check_y
 from nbfast.naive_bayes import _statistics
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
-from nbfast.naive_bayes._locking import serialized, without_lock
+from nbfast.naive_bayes._locking import serialized
 from nbfast.naive_bayes._merging import check_mergeable
 from nbfast.naive_bayes._params import check_parameters, declare
 from nbfast.naive_bayes._sklearn import to_sklearn
@@ -242,8 +242,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         self._derived_tables = {}
 
     def __getstate__(self):
-        state = without_lock(dict(super().__getstate__()))  # a copy makes its own lock, on first use
-        if "_derived_tables" in state:  # and derives its own tables
+        state = dict(super().__getstate__())
+        if "_derived_tables" in state:  # a copy derives its own tables, on first use
             state["_derived_tables"] = {}
         return state
 

@@ -10,6 +10,7 @@ from support.helpers import data_for
 
 import nbfast
 from nbfast._compat import clone
+from nbfast.naive_bayes._locking import instance_lock
 
 INCREMENTAL = ["MultinomialNB", "BernoulliNB", "ComplementNB", "PoissonNB", "GaussianNB", "CategoricalNB", "MixedNB"]
 N_THREADS, BATCH = 7, 1000
@@ -56,11 +57,11 @@ def test_concurrent_partial_fit_loses_no_batch(name):
 
 
 @pytest.mark.parametrize("name", INCREMENTAL)
-def test_the_lock_does_not_travel_with_copies(name):
+def test_the_lock_is_no_part_of_the_model_and_copies_have_their_own(name):
     parts, classes = batches(name)
     model = getattr(nbfast, name)().partial_fit(*parts[0], classes=classes)
+    assert not any(isinstance(value, type(instance_lock(model))) for value in vars(model).values())
     for made in (pickle.loads(pickle.dumps(model)), copy.deepcopy(model), copy.copy(model), clone(model)):
-        assert made.__dict__.get("_partial_fit_lock") is None
-        made.partial_fit(*parts[1], classes=classes)  # makes a lock of its own
-        assert made.__dict__.get("_partial_fit_lock") is not model.__dict__.get("_partial_fit_lock")
+        made.partial_fit(*parts[1], classes=classes)
+        assert instance_lock(made) is not instance_lock(model)
     assert model.class_count_.sum() == BATCH
