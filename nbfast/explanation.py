@@ -80,10 +80,10 @@ class TopFeatures:
 
     def __getitem__(self, label):
         """[(name, score), ...] of one class, best first."""
-        matches = np.flatnonzero(self.classes == label)
-        if matches.size == 0:
+        classes = self.classes.tolist()  # Python values: a label of another type is simply not equal (numpy < 2 warns)
+        if label not in classes:
             raise KeyError(label)
-        c = int(matches[0])
+        c = classes.index(label)
         return list(zip(self.names[c].tolist(), self.scores[c].tolist()))
 
     def to_dict(self):

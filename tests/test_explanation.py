@@ -135,7 +135,10 @@ def test_rows_with_few_features_are_padded_and_columns_stored_twice_are_summed()
 def test_explanations_do_not_densify():
     n_features = 1 << 20
     rng = np.random.default_rng(0)
-    X = sp.random_array((60, n_features), density=1e-4, format="csr", rng=rng, data_sampler=lambda size: np.ones(size))
+    rows, columns = rng.integers(60, size=6_000), rng.integers(n_features, size=6_000)  # density about 1e-4
+    X = sp.csr_matrix((np.ones(rows.size), (rows, columns)), shape=(60, n_features))
+    X.sum_duplicates()
+    X.data[:] = 1.0
     y = np.arange(60) % 2
     model = nbfast.BernoulliNB().fit(X, y)
     tracemalloc.start()

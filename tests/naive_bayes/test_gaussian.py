@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from support.helpers import FLOAT_DTYPES, INDEX_DTYPES, as_container, read_only
+from support.helpers import FLOAT_DTYPES, INDEX_DTYPES, as_container, read_only, sklearn_older_than
 
 import nbfast
 from nbfast.naive_bayes import _gaussian
@@ -105,12 +105,21 @@ def test_fit_matches_sklearn(container, dtype, priors, var_smoothing):
         assert_close(ours, theirs, X_test, X_test_theirs=dense64(X_test), rtol=1e-12 if dtype == np.float64 else 1e-6)
 
 
+def _as_float32_statistics(model):
+    """A scikit-learn GaussianNB's float64 statistics as the float32 ones scikit-learn 1.8 and newer keep."""
+    for name in ("theta_", "var_", "class_prior_"):
+        setattr(model, name, getattr(model, name).astype(np.float32))
+    return model
+
+
 @pytest.mark.parametrize("container", ["dense", "csr_array"])
 def test_float32_keeps_float32_like_scikit_learn(container):
     X, y = make_data(random_state=1)
     X32 = as_container(sp.csr_array(X), container, np.float32, np.int64)
     ours = nbfast.GaussianNB().fit(X32, y)
     theirs = sk_nb.GaussianNB().fit(dense64(X32).astype(np.float32), y)
+    if sklearn_older_than("1.8"):  # float32 statistics for float32 X since scikit-learn 1.8
+        theirs = _as_float32_statistics(theirs)
     chunked = nbfast.GaussianNB().partial_fit(X32[:150], y[:150], classes=np.unique(y)).partial_fit(X32[150:], y[150:])
     missing = dense64(X32).astype(np.float32)
     missing[y == 1, 0] = np.nan  # class 1 never observes feature 0: its cells are filled, still in float32

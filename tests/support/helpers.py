@@ -7,6 +7,16 @@ import scipy.sparse as sp
 from nbfast.datasets import make_documents
 
 FLOAT_DTYPES = [np.float64, np.float32]
+
+
+def sklearn_older_than(version):
+    """Whether the installed scikit-learn is older than ``version`` ("1.9"): nbfast behaves as scikit-learn 1.9,
+    and an older one (the newest on Python 3.10 is 1.7) differs where scikit-learn itself changed since."""
+    from sklearn import __version__
+
+    installed = tuple(int(part) for part in __version__.split(".")[:2])
+    return installed < tuple(int(part) for part in version.split("."))
+
 INDEX_DTYPES = [np.int32, np.int64]
 CONTAINERS = ["csr_matrix", "csr_array", "dense"]
 
