@@ -163,8 +163,9 @@ def _check_document_frequencies(args, n_documents):
     if args.max_df is None:
         raise CommandError(f"--min-df {args.min_df}: the input holds only {n_documents} documents, so no term can "
                            f"be in {args.min_df} of them; lower --min-df")
+    min_df = "the default --min-df 1" if args.min_df is None else f"--min-df {args.min_df}"
     raise CommandError(f"--max-df {args.max_df} keeps terms in at most {max_count:g} of the {n_documents} "
-                       f"documents, fewer than --min-df {args.min_df} asks for")
+                       f"documents, fewer than {min_df} asks for")
 
 
 def _categorical(args):

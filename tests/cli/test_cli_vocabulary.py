@@ -108,6 +108,8 @@ def test_info_evaluate_and_explain_use_the_vocabulary(tmp_path, capsys, corpus):
     (["--vectorizer", "count", "--n-features", 64], "--n-features does not apply to --vectorizer count"),
     (["--vectorizer", "tfidf", "--min-df", 1000], "--min-df 1000: the input holds only 240 documents"),
     (["--vectorizer", "count", "--min-df", 100, "--max-df", 50], "--max-df 50 keeps terms in at most 50 of the 240"),
+    (["--vectorizer", "count", "--max-df", 0.0],
+     "--max-df 0.0 keeps terms in at most 0 of the 240 documents, fewer than the default --min-df 1 asks for"),
     (["--vectorizer", "count", "--min-df", 0.99, "--max-df", 1.0], "no terms remain"),
 ])
 def test_option_errors_are_one_line(tmp_path, capsys, corpus, flags, message):
