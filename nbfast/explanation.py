@@ -20,6 +20,7 @@ from nbfast._kernels.scoring import Output
 from nbfast._validation import check_is_fitted
 from nbfast.naive_bayes._base import _BaseNB
 from nbfast.naive_bayes._count import _BaseDiscreteNB
+from nbfast.naive_bayes._wrapper import _WrapperNB
 
 _UNNAMED = "the features have no names: their column indices are shown"
 
@@ -229,12 +230,15 @@ def top_features(model, n=20, feature_names=None):
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}.")
     names = _feature_names(model, feature_names)
-    compact = model._compact_feature_table() if isinstance(model, _BaseDiscreteNB) else None
+    scored = model
+    while isinstance(scored, _WrapperNB):  # a CV search, a calibration: the terms are those of its fitted model
+        scored = scored.estimator_
+    compact = scored._compact_feature_table() if isinstance(scored, _BaseDiscreteNB) else None
     if compact is not None:  # never the dense (n_classes, n_features) scores: hashed text has 2**20 features
         features, top_scores = _compact_top(compact, int(n))
         categories = None
     else:
-        scores, feature, category = model._feature_scores()
+        scores, feature, category = scored._feature_scores()
         top = _top_columns(scores, int(n))
         features, top_scores = feature[top], np.take_along_axis(scores, top, axis=1)
         categories = None if category is None else category[top]

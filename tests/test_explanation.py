@@ -354,6 +354,27 @@ def test_top_features_of_a_wide_compact_model_stay_within_what_it_holds():
         assert set(top.features[c]) <= set(X[y == c].indices)
 
 
+@pytest.mark.parametrize("wrapper", [
+    lambda: nbfast.MultinomialNBCV(alphas=[0.5, 1.0], cv=2),
+    lambda: nbfast.CalibratedNB(nbfast.MultinomialNB(), cv=2),
+    lambda: nbfast.SemiSupervisedNB(nbfast.MultinomialNB()),
+], ids=["cv", "calibrated", "semi-supervised"])
+def test_top_features_of_a_wrapper_are_its_fitted_models_and_stay_compact(wrapper):
+    X, y = _compact_corpus(40, 2**20, per_class=2)  # dense scores: 40 x 2**20 float64, 320 MiB
+    model = wrapper().fit(X, y)
+    assert model.estimator_._compact_feature_table() is not None
+    tracemalloc.start()
+    try:
+        top = nbfast.top_features(model, n=3)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 100 * 2**20, peak
+    expected = nbfast.top_features(model.estimator_, n=3)
+    np.testing.assert_array_equal(top.features, expected.features)
+    np.testing.assert_array_equal(top.scores, expected.scores)
+
+
 @pytest.mark.parametrize("name, params", [("MultinomialNB", {}), ("BernoulliNB", {}), ("ComplementNB", {"norm": True}),
                                           ("MultinomialNB", {"alpha": np.linspace(0.1, 1.0, 3_000)})],
                          ids=["multinomial", "bernoulli", "complement-norm", "per-feature-alpha"])
