@@ -26,6 +26,15 @@ CONFIGURATIONS = [(name, {}) for name in NB_FAMILY] + [
 ]
 
 
+def with_peak_memory(call):
+    """``(call(), the peak of the memory Python allocated during it)``, by tracemalloc."""
+    tracemalloc.start()
+    try:
+        return call(), tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 def check_sums(model, X, explanation):
     """The explanation's terms add up to jll(predicted) - jll(runner-up), to 1e-9."""
     jll = model.predict_joint_log_proba(X)
@@ -141,12 +150,7 @@ def test_explanations_do_not_densify():
     X.data[:] = 1.0
     y = np.arange(60) % 2
     model = nbfast.BernoulliNB().fit(X, y)
-    tracemalloc.start()
-    try:
-        explanation = nbfast.explain(model, X)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    explanation, peak = with_peak_memory(lambda: nbfast.explain(model, X))
     check_sums(model, X, explanation)
     assert peak < 60 * n_features  # a dense copy of X would need 8 bytes per cell
 
@@ -342,12 +346,7 @@ def test_top_features_of_a_wide_compact_model_stay_within_what_it_holds():
     X, y = _compact_corpus(500, 2**20)
     model = nbfast.MultinomialNB().fit(X, y)
     assert model._compact_feature_table() is not None
-    tracemalloc.start()
-    try:
-        top = nbfast.top_features(model, n=3)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    top, peak = with_peak_memory(lambda: nbfast.top_features(model, n=3))
     assert peak < 100 * 2**20, peak
     assert top.features.shape == (500, 3)
     for c in (0, 499):  # each class's top features are words of its own documents
@@ -363,12 +362,7 @@ def test_top_features_of_a_wrapper_are_its_fitted_models_and_stay_compact(wrappe
     X, y = _compact_corpus(40, 2**20, per_class=2)  # dense scores: 40 x 2**20 float64, 320 MiB
     model = wrapper().fit(X, y)
     assert model.estimator_._compact_feature_table() is not None
-    tracemalloc.start()
-    try:
-        top = nbfast.top_features(model, n=3)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    top, peak = with_peak_memory(lambda: nbfast.top_features(model, n=3))
     assert peak < 100 * 2**20, peak
     expected = nbfast.top_features(model.estimator_, n=3)
     np.testing.assert_array_equal(top.features, expected.features)
@@ -400,11 +394,6 @@ def test_explanations_of_a_wide_compact_model_stay_within_what_it_holds():
     X, y = _compact_corpus(500, 2**20)
     model = nbfast.MultinomialNB().fit(X, y)
     model.predict(X[:1])  # the scoring table, as loading and predicting build it
-    tracemalloc.start()
-    try:
-        explanation = nbfast.explain(model, X[:5], n=3)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    explanation, peak = with_peak_memory(lambda: nbfast.explain(model, X[:5], n=3))
     assert peak < 100 * 2**20, peak
     check_sums(model, X[:5], explanation)
