@@ -328,4 +328,5 @@ def ordered_map(function, items, n_threads=None):
         for _ in workers:
             tasks.put(None)
         for worker in workers:
-            worker.join(timeout=_JOIN_SECONDS)
+            if worker.is_alive():  # a signal can interrupt start(): a thread never started ends on its None
+                worker.join(timeout=_JOIN_SECONDS)

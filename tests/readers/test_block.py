@@ -148,6 +148,23 @@ def test_ordered_map_interrupted_while_waiting_still_ends(monkeypatch):
     assert _map_threads() == []
 
 
+def test_ordered_map_interrupted_while_starting_a_thread_still_ends(monkeypatch):
+    """A signal's exception raised inside ``Thread.start`` (before the thread is known to run) reaches the
+    caller as itself, and the threads already started end."""
+    start = threading.Thread.start
+
+    def interrupted_start(thread):
+        if thread.name == "nbfast-map-1":
+            raise KeyboardInterrupt("signal")
+        start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", interrupted_start)
+    with pytest.raises(KeyboardInterrupt):
+        list(ordered_map(lambda item: item, iter(range(100)), 3))
+    monkeypatch.undo()
+    assert _map_threads() == []
+
+
 def test_ordered_map_runs_each_kernel_on_one_thread():
     """The map's threads are the parallelism: kernels called in them take one thread; the caller's own
     setting is left as it was."""
