@@ -14,7 +14,9 @@ Readers accept every format version up to :data:`FORMAT_VERSION`; a file from
 a newer format is refused with a message asking to upgrade nbfast.
 """
 
+import contextlib
 import hashlib
+import io
 import json
 import os
 
@@ -44,17 +46,21 @@ __all__ = ["FORMAT_VERSION", "ModelFile", "ModelFormatError", "load", "load_trai
 def save(model, path, *, vectorizer=None, training_input=None):
     """Save a fitted nbfast estimator to a model file.
 
-    The file holds only arrays and JSON (see :mod:`nbfast.persist`), is written
-    to a temporary name and renamed into place, so ``path`` never holds a
-    half-written model.
+    The file holds only arrays and JSON (see :mod:`nbfast.persist`).  Saved to
+    a path, it is written to a temporary name and renamed into place, so
+    ``path`` never holds a half-written model.
 
     Parameters
     ----------
-    model : nbfast estimator
+    model : nbfast estimator or Pipeline
         A fitted estimator (any class exported by nbfast, including composite
-        models holding other nbfast estimators).
-    path : str or os.PathLike
-        Destination; an existing file is replaced.
+        models holding other nbfast estimators), or a fitted scikit-learn
+        Pipeline of two steps, an nbfast.text vectorizer and an nbfast
+        estimator: saved as the estimator with its ``vectorizer``.
+    path : str, os.PathLike or binary file object
+        Destination: a path (an existing file is replaced), or a file object
+        open for writing in binary mode (``io.BytesIO()`` for the bytes of a
+        model), written from its current position and left open.
     vectorizer : nbfast.text.HashingVectorizer, CountVectorizer or TfidfVectorizer, default=None
         The vectorizer that turned raw text into the model's input, stored by
         its parameters (which must be JSON values: no callables), and for a
@@ -72,10 +78,10 @@ def save(model, path, *, vectorizer=None, training_input=None):
     NotFittedError
         If ``model`` is not fitted.
     TypeError
-        If the model is not an nbfast estimator (a scikit-learn Pipeline: save
-        its last step with ``vectorizer=`` its first, an nbfast.text
-        vectorizer) or holds a value that cannot be stored without pickle (or
-        the vectorizer such a parameter).
+        If the model is not an nbfast estimator or a two-step pipeline of one,
+        or holds a value that cannot be stored without pickle (or the
+        vectorizer such a parameter), or ``path`` is a file object open in
+        text mode.
     ValueError
         If the model holds a value a model file may not: a number that is not
         finite or an integer beyond int64 and uint64, or fitted values that
@@ -83,12 +89,12 @@ def save(model, path, *, vectorizer=None, training_input=None):
         that do not sum to 1, variances that are not positive), or its
         description is larger than a model file's header may hold.
     """
+    model, vectorizer = _pipeline_steps(model, vectorizer)
     if not _is_estimator(model):
         raise TypeError(
-            f"cannot save a {type(model).__name__}: model files hold nbfast estimators only. For a pipeline of a "
-            "text vectorizer and an nbfast model, save the model with its vectorizer, "
-            "nbfast.save(pipeline[-1], path, vectorizer=pipeline[0]) (a vectorizer of nbfast.text, as nbfast train "
-            "stores it), and get them back with nbfast.load(path) and nbfast.persist.load_vectorizer(path)."
+            f"cannot save a {type(model).__name__}: model files hold nbfast estimators only, alone or as the last "
+            "step of a two-step Pipeline after a vectorizer of nbfast.text (as nbfast train stores them); get them "
+            "back with nbfast.load(path) and nbfast.persist.load_vectorizer(path)."
         )
     if not _is_fitted(model):
         raise _compat.NotFittedError(f"This {type(model).__name__} instance is not fitted yet; only fitted models are saved.")
@@ -123,12 +129,37 @@ def save(model, path, *, vectorizer=None, training_input=None):
     if len(raw) > MAX_HEADER_NBYTES:
         raise ValueError(f"cannot save this model: its description takes {len(raw):,} bytes, more than the "
                          f"{MAX_HEADER_NBYTES:,} a model file's header may hold.")
-    with replacing(os.fspath(path)) as f:
+    with _destination(path) as f:
         f.write(_PREAMBLE.pack(MAGIC, len(raw), hashlib.sha256(raw).digest()))
         f.write(raw)
         f.write(bytes(_align(_PREAMBLE.size + len(raw)) - _PREAMBLE.size - len(raw)))
         for chunk in _data_chunks(encoder.arrays, entries):
             f.write(chunk)
+
+
+def _pipeline_steps(model, vectorizer):
+    """(model, vectorizer) to save: a two-step Pipeline's last and first steps, anything else as given."""
+    pipeline = _compat.sklearn_module_if_loaded("pipeline")
+    if pipeline is None or not isinstance(model, pipeline.Pipeline):
+        return model, vectorizer
+    steps = [step for _, step in model.steps if step is not None and not isinstance(step, str)]
+    if len(steps) != 2:
+        raise TypeError(f"a Pipeline is saved as a vectorizer and a model: this one has {len(steps)} steps.")
+    if vectorizer is not None:
+        raise TypeError("a Pipeline holds its vectorizer (its first step): do not pass vectorizer= too.")
+    return steps[1], steps[0]
+
+
+@contextlib.contextmanager
+def _destination(path):
+    """A binary file to write a model to: ``path`` replaced at the end, or the caller's file object."""
+    if not hasattr(path, "write"):
+        with replacing(os.fspath(path)) as f:
+            yield f
+        return
+    if isinstance(path, io.TextIOBase):
+        raise TypeError("a model file is binary: open it with open(path, 'wb'), not in text mode.")
+    yield path
 
 
 def load(path, *, mmap=False):
@@ -139,12 +170,14 @@ def load(path, *, mmap=False):
 
     Parameters
     ----------
-    path : str or os.PathLike
-        A model file.
+    path : str, os.PathLike, bytes-like or binary file object
+        A model file: its path, its bytes, or a file object open for reading
+        in binary mode (read from its current position to its end, and left
+        open).  Bytes and file objects are checked exactly as files are.
     mmap : bool, default=False
         Map the arrays read-only from the file instead of reading them into
-        memory: processes loading the same file share its pages through the
-        page cache.  The data checksum is still verified (it reads the file
+        memory (a path only): processes loading the same file share its pages
+        through the page cache.  The data checksum is still verified (it reads the file
         once, without a private copy).  ``partial_fit`` on such a model copies
         the statistics it updates.  The file must stay as it is while the
         model is in use: a file truncated or rewritten in place afterwards
@@ -163,6 +196,10 @@ def load(path, *, mmap=False):
     ModelFormatError
         If the file is empty, truncated, corrupted, foreign, from a newer
         format version, or describes an unknown or inconsistent model.
+    TypeError
+        If ``path`` is none of the above, or a file object open in text mode.
+    ValueError
+        If ``mmap`` is True for bytes or a file object.
     OSError
         If the file cannot be opened or read.
     """
@@ -181,8 +218,8 @@ def load_vectorizer(path, *, trust=False):
 
     Parameters
     ----------
-    path : str or os.PathLike
-        A model file.
+    path : str, os.PathLike, bytes-like or binary file object
+        A model file, as :func:`load` takes it.
     trust : bool, default=False
         Accept any stored token pattern (a regular expression can take
         exponential time on crafted text): only for files from a trusted author.
@@ -210,8 +247,8 @@ def load_training_input(path):
 
     Parameters
     ----------
-    path : str or os.PathLike
-        A model file.
+    path : str, os.PathLike, bytes-like or binary file object
+        A model file, as :func:`load` takes it.
 
     Returns
     -------

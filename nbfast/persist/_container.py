@@ -17,6 +17,7 @@ the dense scikit-learn attributes); every version-1 file reads as before.
 """
 
 import hashlib
+import io
 import json
 import math
 import mmap as _mmap
@@ -161,9 +162,17 @@ def _data_chunks(arrays, entries):
         position = entry["offset"] + entry["nbytes"]
 
 
+def _size(f):
+    """The number of bytes of ``f``: an open file or an in-memory buffer."""
+    if isinstance(f, io.BytesIO):
+        with f.getbuffer() as buffer:
+            return buffer.nbytes
+    return os.fstat(f.fileno()).st_size
+
+
 def _read_header(f):
     """Read and check the preamble and header; return (header, data_start)."""
-    size = os.fstat(f.fileno()).st_size
+    size = _size(f)
     if size == 0:
         raise ModelFormatError("empty file, not an nbfast model file.")
     head = f.read(_PREAMBLE.size)

@@ -5,9 +5,13 @@ training input it describes, each decoded when asked for.
 ``nbfast predict`` needs all three, and a header holding a vocabulary is the larger part of reading a
 model: :class:`ModelFile` reads it once.  The file stays open until closed, so the arrays come from the
 file whose header was read even if another file is renamed over its path meanwhile.
+
+A model may also come as bytes (from a database, a broadcast variable, a network message) or a binary file
+object: it is read into memory and checked exactly as a file is.
 """
 
 import contextlib
+import io
 import os
 
 import numpy as np
@@ -23,21 +27,23 @@ class ModelFile:
 
     Parameters
     ----------
-    path : str or os.PathLike
-        A model file written by :func:`nbfast.save`.
+    source : str, os.PathLike, bytes-like or binary file object
+        A model file written by :func:`nbfast.save`: its path, its bytes, or a file object open for reading in
+        binary mode, read from its current position to its end (and left open).
 
     Raises
     ------
     ModelFormatError
         If the file is empty, truncated, foreign, from a newer format version, or its header is corrupted or
-        invalid (the message starts with the path).
+        invalid (the message starts with the path, or says the bytes were given).
+    TypeError
+        If ``source`` is none of the above, or a file object open in text mode.
     OSError
         If the file cannot be opened or read.
     """
 
-    def __init__(self, path):
-        self.path = os.fspath(path)
-        self._f = open(self.path, "rb")
+    def __init__(self, source):
+        self._f, self.path, self._mappable = _opened(source)
         try:
             with _blamed(self.path):
                 self.header, self._data_start = _read_header(self._f)
@@ -56,6 +62,9 @@ class ModelFile:
 
     def model(self, *, mmap=False):
         """The fitted model the file holds (see :func:`nbfast.load`), its data checksum verified."""
+        if mmap and not self._mappable:
+            raise ValueError("mmap=True maps a model file from its path; a model given as bytes or a file object is "
+                             "read into memory: leave mmap False.")
         header = self.header
         with _blamed(self.path):
             data, digest = _read_data(self._f, self._data_start, header["data_nbytes"], mmap)
@@ -92,6 +101,23 @@ class ModelFile:
                 return decode(self.header[key])
             except RecursionError:
                 raise ModelFormatError(f"invalid {key} entry: nested too deeply.") from None
+
+
+def _opened(source):
+    """``source`` as (a binary file to read the model from, its name in messages, whether it can be mapped)."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return io.BytesIO(source), "<bytes>", False
+    if isinstance(source, io.TextIOBase):
+        raise TypeError("a model file is binary: open it with open(path, 'rb'), not in text mode.")
+    if hasattr(source, "read"):
+        data = source.read()
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"the file object gave {type(data).__name__}, not bytes: open it in binary mode ('rb').")
+        return io.BytesIO(data), str(getattr(source, "name", "<file object>")), False
+    if not isinstance(source, (str, os.PathLike)):
+        raise TypeError(f"a model is loaded from a path, bytes or a binary file object; got {type(source).__name__}.")
+    path = os.fspath(source)
+    return open(path, "rb"), path, True
 
 
 @contextlib.contextmanager

@@ -290,19 +290,6 @@ def test_save_refuses_values_that_load_would_refuse(tmp_path):
     assert not (tmp_path / "m.nbf").exists()
 
 
-def test_save_of_a_pipeline_says_what_to_save(tmp_path):
-    pipeline = pytest.importorskip("sklearn.pipeline")
-    documents = ["spam spam ham", "ham eggs", "spam eggs", "ham ham"]
-    vectorizer = TfidfVectorizer()
-    fitted = pipeline.make_pipeline(vectorizer, nbfast.MultinomialNB()).fit(documents, [1, 0, 1, 0])
-    with pytest.raises(TypeError, match=r"model files hold nbfast estimators only.*"
-                                        r"nbfast\.save\(pipeline\[-1\], path, vectorizer=pipeline\[0\]\)"):
-        nbfast.save(fitted, tmp_path / "m.nbf")
-    nbfast.save(fitted[-1], tmp_path / "m.nbf", vectorizer=fitted[0])  # what the message says works
-    model, loaded = nbfast.load(tmp_path / "m.nbf"), persist.load_vectorizer(tmp_path / "m.nbf")
-    np.testing.assert_array_equal(model.predict_proba(loaded.transform(documents)), fitted.predict_proba(documents))
-
-
 # ------------------------------------------------------------------ nbfast info
 _HOSTILE = "\x1b]0;owned\x07\x1b[2J\rclass:          GaussianNB\n\u202e\x9b31m"
 

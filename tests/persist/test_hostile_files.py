@@ -3,8 +3,10 @@ that predicts cleanly), never a crash, and never an allocation far beyond the fi
 child interpreter (see ``isolated``)."""
 
 import base64
+import io
 import json
 import tracemalloc
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -134,6 +136,7 @@ def _load_and_predict(make, mmap=False):
             model.predict(X)
             model.predict_proba(X)
 
+    call.crafted, call.load = make, partial(nbfast.load, mmap=mmap)
     return call
 
 
@@ -147,6 +150,7 @@ def _load_vectorizer(make, **kwargs):
             vectorizer = persist.load_vectorizer(path, **kwargs)
             vectorizer.transform(["hello world", "the quick brown fox"])
 
+    call.crafted, call.load = make, partial(persist.load_vectorizer, **kwargs)
     return call
 
 
@@ -322,6 +326,32 @@ EXPECTED = {
 
 #: Each file is refused (or loads and predicts), in a child interpreter that no case may crash.
 test_hostile_file_is_refused_never_a_crash = isolated.case_test(__file__, CASES, EXPECTED)
+
+
+def _outcome(load, source, name):
+    """"ok", or the error ``load(source)`` raised, its message without the name of the source (``name: ``)."""
+    try:
+        load(source)
+    except (ModelFormatError, ValueError, TypeError) as exc:
+        message = str(exc)
+        assert message.startswith(f"{name}: "), message
+        return type(exc).__name__, message[len(name) + 2:]
+    return "ok"
+
+
+@pytest.mark.parametrize("name", [name for name, case in CASES.items() if not getattr(case.load, "keywords", {})
+                                  .get("mmap")])
+def test_hostile_bytes_are_refused_as_the_file_is(name, tmp_path):
+    """The same checks whatever the model comes from: each crafted file, given as bytes or as a file object,
+    ends as it does from its path."""
+    case = CASES[name]
+    raw = case.crafted()
+    path = tmp_path / "crafted.nbf"
+    path.write_bytes(raw)
+    expected = _outcome(case.load, path, str(path))
+    assert _outcome(case.load, raw, "<bytes>") == expected
+    with open(path, "rb") as f:
+        assert _outcome(case.load, io.BytesIO(f.read()), "<file object>") == expected
 
 
 @pytest.mark.parametrize("stem", ["MultinomialNB-str", "CategoricalNB-str"])
