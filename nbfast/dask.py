@@ -18,6 +18,7 @@ from nbfast import _sparse as sp
 from nbfast._validation import check_is_fitted
 from nbfast.merge import merge
 from nbfast.naive_bayes._base import _BaseNB, unique_classes
+from nbfast.naive_bayes._capabilities import refuse_unless_incremental
 
 dask = _compat.dask()
 da = _compat.dask_array()
@@ -139,6 +140,7 @@ def fit(estimator, X, y, classes=None, sample_weight=None, *, split_every=8):
     """
     if not isinstance(estimator, _BaseNB):
         raise TypeError(f"estimator must be an nbfast Naive Bayes estimator, got {type(estimator).__name__}.")
+    refuse_unless_incremental(estimator, "nbfast.dask.fit")
     if split_every < 2:
         raise ValueError(f"split_every must be at least 2, got {split_every}.")
     X = _row_blocks(X)

@@ -10,6 +10,7 @@ How an estimator's statistics combine is its own business: the contract's
 
 from nbfast._validation import check_is_fitted
 from nbfast.naive_bayes._base import _BaseNB
+from nbfast.naive_bayes._capabilities import refuse_unless_incremental
 
 
 def merge(models):
@@ -52,4 +53,5 @@ def merge(models):
             raise ValueError(f"Cannot merge models of different kinds: model 0 is {type(first).__name__}, model "
                              f"{position} is {type(model).__name__}.")
         check_is_fitted(model)
+    refuse_unless_incremental(first, "merge()")
     return type(first)._merge(models)

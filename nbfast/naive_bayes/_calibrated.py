@@ -24,6 +24,7 @@ from nbfast import _sparse as sp
 from nbfast._compat import clone
 from nbfast._kernels.scoring import Output
 from nbfast._validation import check_y
+from nbfast.naive_bayes._capabilities import NotIncremental
 from nbfast.naive_bayes._labels import encode_labels
 from nbfast.naive_bayes._params import Interval, check_parameters, declare
 from nbfast.naive_bayes._terms import scores_from_joint_log_likelihood
@@ -165,6 +166,9 @@ class CalibratedNB(_WrapperNB):
     """
 
     _fitted_attributes = ("classes_", "n_features_in_", "estimator_", "temperature_")
+    partial_fit = NotIncremental("Its temperature is fitted on held-out scores of all the rows: partial_fit or merge "
+                                 "the underlying models, then calibrate the result with nbfast.calibrate(model, "
+                                 "X_heldout, y_heldout).")
     _parameter_constraints = declare({
         "estimator": [object],  # an nbfast estimator or None: checked with the model it makes (_base_estimator)
         "cv": [Interval(Integral, 2, None, closed="left")],
@@ -203,11 +207,6 @@ class CalibratedNB(_WrapperNB):
         self._install(full, temperature)
         return self
 
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Not supported: calibrate the model once it is trained (:func:`nbfast.calibrate`)."""
-        raise NotImplementedError("CalibratedNB does not learn incrementally: partial_fit the underlying model, "
-                                  "then calibrate it with nbfast.calibrate(model, X_heldout, y_heldout).")
-
     def _install(self, model, temperature):
         self._install_estimator(model)
         self.temperature_ = temperature
@@ -225,7 +224,3 @@ class CalibratedNB(_WrapperNB):
         jll = self.estimator_._score(X, Output.JOINT_LOG_LIKELIHOOD)
         jll /= self.temperature_
         return scores_from_joint_log_likelihood(jll, mode)
-
-    @classmethod
-    def _merge(cls, models):
-        raise TypeError("Calibrated models do not merge: merge the underlying models, then calibrate the result.")

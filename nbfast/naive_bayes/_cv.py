@@ -59,6 +59,7 @@ from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import _feature_names, check_sample_weight, check_y
 from nbfast.naive_bayes._base import count_nonzeros
+from nbfast.naive_bayes._capabilities import NotIncremental
 from nbfast.naive_bayes._categorical import CategoricalNB
 from nbfast.naive_bayes._count import _CountNB
 from nbfast.naive_bayes._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
@@ -252,6 +253,8 @@ class _CountNBCV(_WrapperNB):
     _prior_param = "class_prior"
     _fitted_attributes = ("classes_", "n_features_in_", "estimator_", "alpha_", "best_score_", "n_splits_",
                           "cv_results_")
+    partial_fit = NotIncremental("The search needs all the rows at once: update or merge the fitted estimator_ "
+                                 "models instead, which were fitted with the same alpha.")
 
     def __init__(self, *, alphas=DEFAULT_ALPHAS, cv=None, scoring="accuracy", force_alpha=True, fit_prior=True,
                  class_prior=None):
@@ -388,12 +391,6 @@ class _CountNBCV(_WrapperNB):
         }
         return results
 
-    @property
-    def partial_fit(self):
-        """Not available: the search needs every row at once (``hasattr(model, "partial_fit")`` is False)."""
-        raise AttributeError(f"{type(self).__name__} does not learn incrementally: the search needs all rows at "
-                             f"once. Update a fitted model's estimator_ ({self._base_class.__name__}) instead.")
-
     # ------------------------------------------------------------ contract
     def _validate_fitted(self):
         super()._validate_fitted()
@@ -418,11 +415,6 @@ class _CountNBCV(_WrapperNB):
         tags = super().__sklearn_tags__()
         tags.input_tags = self._base_estimator().__sklearn_tags__().input_tags  # the inputs the base model takes
         return tags
-
-    @classmethod
-    def _merge(cls, models):
-        raise TypeError(f"{cls.__name__} models do not merge: merge their final models (estimator_), which "
-                        "were fitted with the same alpha.")
 
 
 #: The parameters, attributes and notes every CV estimator shares, filled into their docstrings.

@@ -43,25 +43,13 @@ from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import _feature_names, check_sample_weight, check_X, check_y
 from nbfast.naive_bayes import _lbfgs as lbfgs
 from nbfast.naive_bayes._base import _LinearNB
+from nbfast.naive_bayes._capabilities import NotIncremental
 from nbfast.naive_bayes._discrete import ComplementNB, MultinomialNB
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
 from nbfast.naive_bayes._params import Interval, StrOptions, check_parameters, declare
 
 #: The Naive Bayes model each value of the ``nb`` parameter starts from.
 NB_MODELS = {"multinomial": MultinomialNB, "complement": ComplementNB}
-
-
-class _NotApplicable:
-    """A method this class does not have: reading it raises AttributeError with the reason (``hasattr`` is False)."""
-
-    def __init__(self, reason):
-        self.reason = reason
-
-    def __set_name__(self, owner, name):
-        self.name = name
-
-    def __get__(self, instance, owner=None):
-        raise AttributeError(f"{owner.__name__} has no {self.name}: {self.reason}")
 
 
 def _centred(coef, intercept):
@@ -226,7 +214,6 @@ class DiscriminativeNB(_LinearNB):
     """
 
     _fitted_attributes = ("classes_", "n_features_in_", "coef_", "intercept_")
-    _incremental = False
     _non_negative = True  # at fit (the Naive Bayes start counts): scikit-learn's positive_only tag
     _parameter_constraints = declare({
         "nb": [StrOptions(set(NB_MODELS))],
@@ -237,8 +224,9 @@ class DiscriminativeNB(_LinearNB):
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
     })
 
-    partial_fit = _NotApplicable("the refined weights are not a sum of per-batch statistics; fit on all rows "
-                                 "(or partial_fit a MultinomialNB or ComplementNB).")
+    partial_fit = NotIncremental("Its weights are refined on all the rows together, not sums of per-batch "
+                                 "statistics: fit it on all rows, or partial_fit and merge MultinomialNB or "
+                                 "ComplementNB models.")
 
     def __init__(self, nb="multinomial", *, alpha=1.0, C=1.0, anchor="nb", max_iter=100, tol=1e-3):
         self.nb = nb
@@ -346,11 +334,6 @@ class DiscriminativeNB(_LinearNB):
             warnings.warn(f"DiscriminativeNB did not converge in {result.n_iter} iterations ({result.message}); "
                           "increase max_iter or tol.", _compat.ConvergenceWarning, stacklevel=3)
         return result
-
-    @classmethod
-    def _merge(cls, models):
-        raise TypeError("DiscriminativeNB models do not merge: their weights are not sums of per-shard statistics. "
-                        "Merge MultinomialNB or ComplementNB shard models instead, or fit on all rows.")
 
     # ---------------------------------------------------------------- scoring
     def _linear_terms(self):

@@ -32,6 +32,7 @@ from nbfast._compat import clone
 from nbfast._kernels.scoring import Output
 from nbfast._validation import _feature_names, check_sample_weight, check_y, check_y_shape
 from nbfast.naive_bayes._base import _StatisticsNB
+from nbfast.naive_bayes._capabilities import NotIncremental
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
 from nbfast.naive_bayes._params import Interval, check_parameters, declare
 from nbfast.naive_bayes._wrapper import _WrapperNB
@@ -161,6 +162,8 @@ class SemiSupervisedNB(_WrapperNB):
     """
 
     _fitted_attributes = ("classes_", "n_features_in_", "estimator_", "n_iter_", "log_likelihood_")
+    partial_fit = NotIncremental("EM revisits every row at each iteration: fit one SemiSupervisedNB on all the "
+                                 "rows, or partial_fit and merge models on labelled shards.")
     _parameter_constraints = declare({
         "estimator": [object],  # an nbfast estimator or None: checked with the model it makes (_base_estimator)
         "max_iter": [Interval(Integral, 0, None, closed="left")],
@@ -240,11 +243,6 @@ class SemiSupervisedNB(_WrapperNB):
         self.log_likelihood_ = np.array(log_likelihood)
         return self
 
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Not supported: EM revisits every row at each iteration."""
-        raise NotImplementedError("SemiSupervisedNB does not learn incrementally: EM revisits every row at each "
-                                  "iteration; fit it on all the rows at once.")
-
     # ------------------------------------------------------------ contract
     def _validate_fitted(self):
         super()._validate_fitted()
@@ -257,8 +255,3 @@ class SemiSupervisedNB(_WrapperNB):
 
     def _score(self, X, mode):
         return self.estimator_._score(X, mode)
-
-    @classmethod
-    def _merge(cls, models):
-        raise TypeError("Semi-supervised models do not merge: EM fits all the rows together; merge models fitted "
-                        "on labelled shards, or fit one SemiSupervisedNB on all the rows.")

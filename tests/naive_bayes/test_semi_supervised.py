@@ -329,9 +329,10 @@ def test_fitted_attributes_are_checked_on_load():
 def test_no_incremental_fit_and_no_merge():
     X, _, y_partial = partly_labelled()
     semi = nbfast.SemiSupervisedNB(max_iter=1).fit(X, y_partial)
-    with pytest.raises(NotImplementedError, match="does not learn incrementally"):
+    assert not hasattr(semi, "partial_fit")
+    with pytest.raises(AttributeError, match="does not learn batch by batch. EM revisits every row"):
         semi.partial_fit(X, y_partial)
-    with pytest.raises(TypeError, match="do not merge"):
+    with pytest.raises(TypeError, match=r"merge\(\) needs .*SemiSupervisedNB does not"):
         nbfast.merge([semi, semi])
 
 
