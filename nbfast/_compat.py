@@ -2,7 +2,7 @@
 
 nbfast needs only numpy and scipy.  scikit-learn, Dask, tqdm, threadpoolctl,
 matplotlib and pandas are optional; no other module of nbfast names them.  A
-feature that needs one calls its loader here (:func:`sklearn_naive_bayes`,
+feature that needs one calls its loader here (:func:`sklearn_class`,
 :func:`dask_array`, :func:`tqdm`, ...), which imports it on first use or raises
 :class:`MissingDependency` naming the extra to install.
 
@@ -85,6 +85,19 @@ def sklearn_module(name, purpose, extra="sklearn"):
     return _require(f"sklearn.{name}", extra, purpose)
 
 
+#: scikit-learn's own classes that :func:`nbfast.patch_sklearn` replaced with nbfast's, by (module, class name):
+#: what :func:`sklearn_class` gives back while the patch is on.
+PATCHED_ORIGINALS = {}
+
+
+def sklearn_class(module, name, purpose, extra="sklearn"):
+    """scikit-learn's own class ``sklearn.<module>.<name>`` (None if it has no such class), also while
+    :func:`nbfast.patch_sklearn` serves nbfast's class under that name; MissingDependency without scikit-learn."""
+    loaded = sklearn_module(module, purpose, extra)
+    original = PATCHED_ORIGINALS.get((loaded.__name__, name), vars(loaded).get(name))
+    return original if isinstance(original, type) else None
+
+
 def sklearn_module_if_installed(name):
     """``sklearn.<name>``, or None without scikit-learn."""
     return _optional(f"sklearn.{name}") if SKLEARN_INSTALLED else None
@@ -98,11 +111,6 @@ def sklearn_module_if_loaded(name):
     before scikit-learn is imported.
     """
     return sklearn_module_if_installed(name) if "sklearn" in sys.modules else None
-
-
-def sklearn_naive_bayes(purpose="converting to or from scikit-learn"):
-    """scikit-learn's ``sklearn.naive_bayes`` module, or MissingDependency."""
-    return sklearn_module("naive_bayes", purpose)
 
 
 def sklearn_version():

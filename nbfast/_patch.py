@@ -1,50 +1,69 @@
-"""Make ``sklearn.naive_bayes`` hand out nbfast's estimators, so existing code
-speeds up without edits.
+"""Make scikit-learn hand out nbfast's estimators and text vectorizers, so existing code speeds up without edits.
 
-Only the module attributes are replaced: code that already did
+Only module attributes are replaced (``sklearn.naive_bayes.<Name>`` and
+``sklearn.feature_extraction.text.<Name>``): code that already did
 ``from sklearn.naive_bayes import MultinomialNB`` before patching keeps the
 class it imported.
 """
 
-from nbfast._compat import sklearn_naive_bayes
+import sys
+
+from nbfast import text as _text
+from nbfast._compat import PATCHED_ORIGINALS, sklearn_module
 from nbfast.naive_bayes import ESTIMATORS
 
-# scikit-learn's classes replaced by patch_sklearn, by name.
-_originals = {}
+
+def _replacements(text):
+    """(scikit-learn module, {name: nbfast's class}) for each module patched."""
+    replacements = [(sklearn_module("naive_bayes", "patch_sklearn"), ESTIMATORS)]
+    if text:
+        vectorizers = {name: getattr(_text, name) for name in _text.__all__}
+        replacements.append((sklearn_module("feature_extraction.text", "patch_sklearn"), vectorizers))
+    return replacements
 
 
-def _naive_bayes_module():
-    return sklearn_naive_bayes("patch_sklearn")
-
-
-def patch_sklearn():
-    """Make ``sklearn.naive_bayes.<Name>`` resolve to nbfast's class of the same name.
+def patch_sklearn(*, text=True):
+    """Make scikit-learn's estimators and vectorizers resolve to nbfast's classes of the same names.
 
     Patches every one of scikit-learn's Naive Bayes estimators that nbfast
-    provides.  Calling it again is harmless.
+    provides (``sklearn.naive_bayes.<Name>``) and, unless ``text`` is False,
+    its text vectorizers (``sklearn.feature_extraction.text``: CountVectorizer,
+    HashingVectorizer, TfidfTransformer and TfidfVectorizer), so that a script
+    of ``make_pipeline(TfidfVectorizer(), MultinomialNB())`` runs on nbfast
+    from end to end.  Calling it again is harmless.
+
+    Parameters
+    ----------
+    text : bool, default=True
+        Also patch the text vectorizers; False keeps scikit-learn's (and
+        restores them if an earlier call patched them).
 
     Returns
     -------
     names : tuple of str
         The names now served by nbfast.
     """
-    module = _naive_bayes_module()
+    if not text:
+        _restore("sklearn.feature_extraction.text")
     patched = []
-    for name, replacement in ESTIMATORS.items():
-        original = _originals.get(name, vars(module).get(name))
-        if original is None:  # an estimator scikit-learn does not have (PoissonNB, MixedNB)
-            continue
-        _originals[name] = original
-        setattr(module, name, replacement)
-        patched.append(name)
+    for module, classes in _replacements(text):
+        for name, replacement in classes.items():
+            key = (module.__name__, name)
+            original = PATCHED_ORIGINALS.get(key, vars(module).get(name))
+            if original is None:  # a class scikit-learn does not have (PoissonNB, MixedNB)
+                continue
+            PATCHED_ORIGINALS[key] = original
+            setattr(module, name, replacement)
+            patched.append(name)
     return tuple(sorted(patched))
 
 
 def unpatch_sklearn():
-    """Restore scikit-learn's own classes in ``sklearn.naive_bayes`` (harmless when not patched)."""
-    if not _originals:
-        return
-    module = _naive_bayes_module()
-    for name, original in _originals.items():
-        setattr(module, name, original)
-    _originals.clear()
+    """Restore scikit-learn's own classes (harmless when not patched)."""
+    _restore()
+
+
+def _restore(module_name=None):
+    """Put back the originals of ``module_name`` (of every module when None)."""
+    for key in [key for key in PATCHED_ORIGINALS if module_name in (None, key[0])]:
+        setattr(sys.modules[key[0]], key[1], PATCHED_ORIGINALS.pop(key))

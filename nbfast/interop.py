@@ -11,7 +11,7 @@ estimators' method ``model.to_sklearn()``.
 
 from nbfast._validation import rebuild
 from nbfast.naive_bayes import ESTIMATORS
-from nbfast.naive_bayes._sklearn import carry_params, copy_value, fitted_state, sklearn_naive_bayes, to_sklearn
+from nbfast.naive_bayes._sklearn import carry_params, copy_value, fitted_state, sklearn_estimator, to_sklearn
 
 __all__ = ["from_sklearn", "to_sklearn"]
 
@@ -39,9 +39,8 @@ def from_sklearn(estimator):
     NotFittedError
         If it is not fitted.
     """
-    naive_bayes = sklearn_naive_bayes()
     source = type(estimator)
-    if vars(naive_bayes).get(source.__name__) is not source:
+    if sklearn_estimator(source.__name__) is not source:
         raise TypeError(f"from_sklearn expects an estimator from sklearn.naive_bayes, got {source.__qualname__}.")
     target = ESTIMATORS.get(source.__name__)
     if target is None:

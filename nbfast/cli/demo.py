@@ -4,7 +4,7 @@ import time
 
 import numpy as np
 
-from nbfast._compat import sklearn_module_if_installed
+from nbfast._compat import SKLEARN_INSTALLED, sklearn_class
 from nbfast._kernels.threads import effective_n_threads
 from nbfast.cli._errors import positive_int
 from nbfast.datasets import make_documents
@@ -59,9 +59,8 @@ def run(args):
           f"{effective_n_threads()} thread(s); median of {args.repeats} runs after a warm-up\n")
 
     classes = {"nbfast": MultinomialNB}
-    naive_bayes = sklearn_module_if_installed("naive_bayes")
-    if naive_bayes is not None:
-        classes["scikit-learn"] = naive_bayes.MultinomialNB
+    if SKLEARN_INSTALLED:
+        classes["scikit-learn"] = sklearn_class("naive_bayes", "MultinomialNB", "the demo")
     results = {name: _measure(cls, X_train, y_train, X_test, y_test, args.repeats) for name, cls in classes.items()}
 
     columns = ("fit", "first predict", "predict_proba", "predict")

@@ -11,9 +11,10 @@ import numpy as np
 from nbfast import _compat
 
 
-def sklearn_naive_bayes():
-    """scikit-learn's ``sklearn.naive_bayes`` module, or MissingDependency."""
-    return _compat.sklearn_naive_bayes()
+def sklearn_estimator(name):
+    """scikit-learn's own ``sklearn.naive_bayes.<name>`` (None if it has none; scikit-learn's even while
+    patched), or MissingDependency."""
+    return _compat.sklearn_class("naive_bayes", name, "converting to or from scikit-learn")
 
 
 def is_scikit_learn_naive_bayes(estimator):
@@ -83,10 +84,9 @@ def to_sklearn(model):
     NotFittedError
         If ``model`` is not fitted.
     """
-    naive_bayes = sklearn_naive_bayes()
     source = type(model)
-    target = vars(naive_bayes).get(source.__name__)
-    if not (isinstance(target, type) and issubclass(target, _compat.sklearn_module("base", "to_sklearn").BaseEstimator)):
+    target = sklearn_estimator(source.__name__)
+    if target is None or not issubclass(target, _compat.sklearn_module("base", "to_sklearn").BaseEstimator):
         raise TypeError(f"scikit-learn has no equivalent of nbfast's {source.__name__}.")
     estimator = target(**carry_params(model.get_params(deep=False), source, target))
     for name, value in fitted_state(model, source._fitted_attributes).items():

@@ -46,10 +46,10 @@ class ParameterConstraints:
     def __get__(self, instance, owner=None):
         if self.constraints is None:
             validation = _compat.sklearn_module_if_loaded("utils._param_validation")
-            text = _compat.sklearn_module_if_installed("feature_extraction.text") if validation else None
-            if text is None:
+            if validation is None:
                 return {}
-            constraints = dict(vars(text)[self.sklearn_name]._parameter_constraints)
+            reference = _compat.sklearn_class("feature_extraction.text", self.sklearn_name, "parameter validation")
+            constraints = dict(reference._parameter_constraints)
             if self.batch_size:
                 constraints["batch_size"] = [validation.Interval(Integral, 1, None, closed="left")]
             self.constraints = constraints
@@ -140,9 +140,8 @@ def uses_native_tokenizer(estimator):
 
 def sklearn_class(name, estimator, native):
     """scikit-learn's ``sklearn.feature_extraction.text.<name>``, for what nbfast does not implement."""
-    text = _compat.sklearn_module("feature_extraction.text",
+    return _compat.sklearn_class("feature_extraction.text", name,
                                  f"nbfast.text.{type(estimator).__name__} beyond {native}")
-    return vars(text)[name]
 
 
 def transformer_tags(preserves_dtype):

@@ -96,8 +96,7 @@ def agreement_text(operation, agreement):
 
 def sklearn_estimator(name):
     """scikit-learn's estimator of that name, or None when it (or scikit-learn) is missing."""
-    naive_bayes = _compat.sklearn_module_if_installed("naive_bayes")
-    return None if naive_bayes is None else vars(naive_bayes).get(name)
+    return _compat.sklearn_class("naive_bayes", name, "the benchmark") if _compat.SKLEARN_INSTALLED else None
 
 
 @contextlib.contextmanager

@@ -108,10 +108,9 @@ def _check_args(args):
 
 def _sklearn_classes():
     """scikit-learn's vectorizers and estimators by name, or a CommandError saying how to install them."""
-    text = _compat.sklearn_module("feature_extraction.text", "--text (which compares with scikit-learn)", extra="bench")
-    naive_bayes = _compat.sklearn_module("naive_bayes", "--text", extra="bench")
-    return {**{name: getattr(text, name) for name in VECTORIZERS},
-            **{name: getattr(naive_bayes, name) for name in ESTIMATORS}}
+    purpose = "--text (which compares with scikit-learn)"
+    return {**{name: _compat.sklearn_class("feature_extraction.text", name, purpose, "bench") for name in VECTORIZERS},
+            **{name: _compat.sklearn_class("naive_bayes", name, purpose, "bench") for name in ESTIMATORS}}
 
 
 def _nbfast_classes():
