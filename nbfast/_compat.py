@@ -1,7 +1,7 @@
 """Every optional dependency in one place: flags, named loaders, and the estimator base classes.
 
 nbfast needs only numpy and scipy.  scikit-learn, Dask, tqdm, threadpoolctl,
-matplotlib and pandas are optional; no other module of nbfast names them.  A
+matplotlib, pandas and pyarrow are optional; no other module of nbfast names them.  A
 feature that needs one calls its loader here (:func:`sklearn_class`,
 :func:`dask_array`, :func:`tqdm`, ...), which imports it on first use or raises
 :class:`MissingDependency` naming the extra to install.
@@ -146,6 +146,31 @@ def threadpoolctl(purpose):
 def threadpoolctl_if_installed():
     """The ``threadpoolctl`` module, or None."""
     return _optional("threadpoolctl") if THREADPOOLCTL_INSTALLED else None
+
+
+def pyarrow(purpose):
+    """The ``pyarrow`` module, or MissingDependency."""
+    return _require("pyarrow", "arrow", purpose)
+
+
+def as_arrow(X):
+    """X as a pyarrow Array or ChunkedArray when it is one, or a column that holds one: a pandas Series or Index
+    backed by Arrow (``string[pyarrow]``, ``ArrowDtype``), a polars Series; else None.  Imports pyarrow only for
+    an X that comes from one of those libraries."""
+    library = type(X).__module__.partition(".")[0]
+    if library == "pandas":
+        dtype = getattr(X, "dtype", None)
+        if not (getattr(dtype, "storage", None) in ("pyarrow", "pyarrow_numpy") or hasattr(dtype, "pyarrow_dtype")):
+            return None  # a column of Python objects
+        X = X.array.__arrow_array__()
+    elif library == "polars":
+        if not hasattr(X, "to_arrow"):
+            return None
+        X = X.to_arrow()
+    elif library != "pyarrow":
+        return None
+    pa = pyarrow("reading Arrow data")
+    return X if isinstance(X, (pa.Array, pa.ChunkedArray)) else None
 
 
 def pyplot(purpose):

@@ -44,7 +44,7 @@ def patch_sklearn(*, text=True):
         The names now served by nbfast.
     """
     if not text:
-        _restore("sklearn.feature_extraction.text")
+        _restore(sklearn_module("feature_extraction.text", "patch_sklearn").__name__)
     patched = []
     for module, classes in _replacements(text):
         for name, replacement in classes.items():

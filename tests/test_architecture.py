@@ -123,7 +123,8 @@ def test_the_walk_sees_function_level_and_relative_imports(tmp_path, monkeypatch
     assert layer_of("nbfast.cli") > layer_of("nbfast.naive_bayes._probe")
 
 
-OPTIONAL_MODULES = ("sklearn", "dask", "distributed", "tqdm", "threadpoolctl", "matplotlib", "pandas")
+OPTIONAL_MODULES = ("sklearn", "dask", "distributed", "tqdm", "threadpoolctl", "matplotlib", "pandas", "pyarrow",
+                    "polars")
 
 
 def names_optional_module(text):

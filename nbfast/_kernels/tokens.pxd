@@ -15,8 +15,8 @@ cdef struct Tables:
 cdef struct Views:
     # a batch of str documents, as document_views describes them, and the lowercase table
     const uint64_t *data     # buffer address
-    const uint8_t *kind      # bytes per code point
-    const int64_t *length    # code points
+    const uint8_t *kind      # bytes per code point, or 8: UTF-8 (tokens.KIND_UTF8)
+    const int64_t *length    # code points (bytes for UTF-8)
     const uint8_t *lower     # lowercase in the kernel
     Tables tables
 

@@ -36,6 +36,9 @@ cdef enum:
     WORD_CHARS_BYTES = 0x22000  # MAX_CODE_POINT // 8
     UNDERSCORE = 0x5F
     CAPITAL_SIGMA = 0x3A3
+    UTF8 = 8  # Views.kind of a document stored as UTF-8, its length in bytes
+
+KIND_UTF8 = UTF8
 
 # A lowercase table entry with this bit set indexes the multi-code-point expansions.
 cdef uint32_t EXPANSION = 0x80000000u
@@ -136,6 +139,15 @@ cdef struct Scan:
     Py_ssize_t n_tokens
 
 
+cdef inline void start_scan(Scan *scan, uint8_t *out, int64_t *spans) noexcept nogil:
+    scan.out = out
+    scan.spans = spans
+    scan.pos = 0
+    scan.run_start = 0
+    scan.run_length = 0
+    scan.n_tokens = 0
+
+
 cdef inline void end_run(Scan *scan) noexcept nogil:
     if scan.run_length >= 2:
         scan.spans[2 * scan.n_tokens] = scan.run_start
@@ -182,6 +194,29 @@ cdef inline void emit(Scan *scan, uint32_t c) noexcept nogil:
         scan.pos += 4
 
 
+cdef inline void step(Scan *scan, uint32_t c, bint lower, const Tables *tables) noexcept nogil:
+    """Lowercase (when ``lower``) code point c, then track and write it."""
+    cdef uint32_t v, k
+    if c < 0x80:
+        # ASCII, most of most text: one table lookup, one byte
+        if lower and 0x41 <= c <= 0x5A:  # A-Z
+            c += 0x20
+        track(scan, ASCII_WORD_CHARS[c])
+        scan.out[scan.pos] = <uint8_t> c
+        scan.pos += 1
+        return
+    if lower:
+        v = tables.stage2[(<uint32_t> tables.stage1[c >> 8] << 8) | (c & 0xFF)]
+        if v & EXPANSION:
+            v = 4 * (v & ~EXPANSION)
+            for k in range(tables.expansions[v]):
+                emit(scan, tables.expansions[v + 1 + k])
+            return
+        if v != 0:
+            c = v
+    emit(scan, c)
+
+
 ctypedef fused code_unit:
     # the storage of a str: 1, 2 or 4 bytes per code point
     uint8_t
@@ -195,33 +230,36 @@ cdef Py_ssize_t scan_document(const code_unit *data, Py_ssize_t length, bint low
     token byte spans into ``spans``; return the number of tokens."""
     cdef Scan scan
     cdef Py_ssize_t i
-    cdef uint32_t c, v, k
-    scan.out = out
-    scan.spans = spans
-    scan.pos = 0
-    scan.run_start = 0
-    scan.run_length = 0
-    scan.n_tokens = 0
+    start_scan(&scan, out, spans)
     for i in range(length):
+        step(&scan, data[i], lower, tables)
+    end_run(&scan)
+    return scan.n_tokens
+
+
+cdef Py_ssize_t scan_utf8(const uint8_t *data, Py_ssize_t nbytes, bint lower,
+                          const Tables *tables, uint8_t *out, int64_t *spans) noexcept nogil:
+    """``scan_document`` of a document stored as UTF-8 (``nbytes`` bytes, as Arrow holds strings): each code
+    point decoded in place.  A malformed sequence (which the caller has refused already) becomes U+FFFD and
+    never makes a read past ``nbytes``."""
+    cdef Scan scan
+    cdef Py_ssize_t i = 0, n, k
+    cdef uint32_t c
+    start_scan(&scan, out, spans)
+    while i < nbytes:
         c = data[i]
-        if c < 0x80:
-            # ASCII, most of most text: one table lookup, one byte
-            if lower and 0x41 <= c <= 0x5A:  # A-Z
-                c += 0x20
-            track(&scan, ASCII_WORD_CHARS[c])
-            out[scan.pos] = <uint8_t> c
-            scan.pos += 1
-            continue
-        if lower:
-            v = tables.stage2[(<uint32_t> tables.stage1[c >> 8] << 8) | (c & 0xFF)]
-            if v & EXPANSION:
-                v = 4 * (v & ~EXPANSION)
-                for k in range(tables.expansions[v]):
-                    emit(&scan, tables.expansions[v + 1 + k])
-                continue
-            if v != 0:
-                c = v
-        emit(&scan, c)
+        n = 1 if c < 0x80 else 2 if c < 0xE0 else 3 if c < 0xF0 else 4
+        if c >= 0x80:
+            if c < 0xC0 or c > 0xF4 or i + n > nbytes:
+                c, n = 0xFFFD, 1
+            else:
+                c &= 0xFF >> (n + 1)
+                for k in range(1, n):
+                    c = (c << 6) | (data[i + k] & 0x3F)
+                if c >= MAX_CODE_POINT:  # the tables end there
+                    c = 0xFFFD
+        step(&scan, c, lower, tables)
+        i += n
     end_run(&scan)
     return scan.n_tokens
 
@@ -237,6 +275,9 @@ cdef Py_ssize_t scan(const Views *views, Py_ssize_t d, Scratch *scratch) noexcep
     if views.kind[d] == 2:
         return scan_document(<const uint16_t *> <uintptr_t> data, views.length[d], lower, &views.tables,
                              scratch.text, scratch.spans)
+    if views.kind[d] == UTF8:
+        return scan_utf8(<const uint8_t *> <uintptr_t> data, views.length[d], lower, &views.tables,
+                         scratch.text, scratch.spans)
     return scan_document(<const uint32_t *> <uintptr_t> data, views.length[d], lower, &views.tables,
                          scratch.text, scratch.spans)
 

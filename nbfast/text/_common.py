@@ -14,6 +14,7 @@ from nbfast import _compat
 from nbfast import _sparse as sp
 from nbfast._kernels import tokens as _tokens
 from nbfast._kernels.threads import effective_n_threads
+from nbfast.text._arrow import ArrowColumn, ArrowDocuments, arrow_column
 from nbfast.text._lines import DocumentBlocks, TextLines
 
 DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
@@ -157,11 +158,23 @@ def check_not_string(X):
         raise ValueError("Iterable over raw text documents expected, string object received.")
 
 
+def documents(X):
+    """The documents X as the vectorizers read them: a column of Arrow strings as an ArrowColumn (read in place),
+    any other iterable as it is; a str is refused."""
+    check_not_string(X)
+    column = arrow_column(X)
+    return X if column is None else column
+
+
 def batches(X, batch_size):
-    """The documents of the iterable X, ``batch_size`` at a time, as lists (as TextLines when X is one; the
-    blocks of DocumentBlocks as they come, cut at ``batch_size``)."""
+    """The documents of the iterable X, ``batch_size`` at a time, as lists (as TextLines when X is one, as
+    ArrowDocuments of one chunk for an ArrowColumn; the blocks of DocumentBlocks as they come, cut at
+    ``batch_size``)."""
     if isinstance(X, TextLines):
         yield from (X[start:start + batch_size] for start in range(0, len(X), batch_size))
+        return
+    if isinstance(X, ArrowColumn):
+        yield from X.blocks(batch_size)
         return
     if isinstance(X, DocumentBlocks):
         for block in X.blocks:
@@ -214,9 +227,9 @@ class DocumentBatch(NamedTuple):
 
 
 def prepare_documents(documents, lowercase, encoding, decode_error):
-    """Describe a non-empty list of documents (str, or bytes decoded as scikit-learn does), or TextLines, for
-    the kernels."""
-    if isinstance(documents, TextLines):
+    """Describe a non-empty list of documents (str, or bytes decoded as scikit-learn does), TextLines or
+    ArrowDocuments, for the kernels."""
+    if isinstance(documents, (TextLines, ArrowDocuments)):
         (data, kind, length, lower), keep_alive = documents.views(lowercase)
     else:
         if set(map(type, documents)) != {str}:  # (a set of the types: faster than a loop over the documents)

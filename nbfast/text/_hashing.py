@@ -213,7 +213,7 @@ class HashingVectorizer(AnalysisMixin, BaseEstimator):
     def _transform_rows(self, X):
         """What :meth:`transform` returns, as the kernels made it (:class:`nbfast._sparse.Rows`, when the
         documents fit in one batch) or as a csr_matrix: the streaming readers keep its buffers."""
-        _common.check_not_string(X)
+        X = _common.documents(X)
         self._validate_params()
         twin = None if self._is_native() else self._sklearn_twin()
         if twin is None:

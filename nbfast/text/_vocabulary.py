@@ -349,7 +349,7 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
 
     def _transform_counts(self, raw_documents):
         """Counts of the documents over the vocabulary: Rows from the kernels, a csr_matrix from scikit-learn."""
-        _common.check_not_string(raw_documents)
+        raw_documents = _common.documents(raw_documents)
         self._validate_params()
         self._check_vocabulary()
         if not self._is_native():
@@ -450,7 +450,7 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
         """Learn the vocabulary; return (counts or None when not wanted, (document frequency of each
         column, number of documents) or None).  When the vocabulary is fixed or scikit-learn does the work,
         the counts are always returned, the statistics never."""
-        _common.check_not_string(raw_documents)
+        raw_documents = _common.documents(raw_documents)
         _common.check_constraints(self)
         self._validate_params()
         self.__dict__.pop("_unbuilt_vocabulary", None)  # the last fit's
