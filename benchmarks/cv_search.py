@@ -7,12 +7,15 @@ nbfast's base model (``n_jobs=1`` and ``n_jobs=2``) and over scikit-learn's
 every round after a warm-up round, checks that they find the same alpha and
 scores, and prints each one's median and the ratios.  The corpus is 200,000
 documents under ``NBFAST_BENCH=full``, 2,000 otherwise (the smoke size, which
-``benchmarks/test_cv_search.py`` runs).
+``benchmarks/test_cv_search.py`` runs).  ``--corpus FILE`` searches real text instead: the unigram and bigram
+counts (nbfast's ``CountVectorizer(ngram_range=(1, 2))``) of a ``label<TAB>text`` file, such as the one
+``benchmarks/real_corpus.py`` writes from a Debian package index.
 """
 
 import argparse
 import os
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -20,7 +23,11 @@ from sklearn import naive_bayes as sklearn_naive_bayes
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
 import nbfast
+import nbfast.text
 from nbfast.datasets import make_documents
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import real_corpus  # noqa: E402  (this folder's module, run as a script)
 
 ALPHAS = [0.01, 0.1, 0.3, 1.0, 3.0]
 #: (n_samples, n_features, n_classes) of the corpus at each size.
@@ -50,10 +57,10 @@ def searches(estimator, scoring):
     return searches
 
 
-def measure(estimator="MultinomialNB", scoring="accuracy", size=SIZES["smoke"], repeats=5):
-    """{search: seconds of each counted round} on a corpus of ``size`` (n_samples, n_features, n_classes), after
-    checking that the searches agree."""
-    X, y = make_documents(*size, random_state=0)
+def measure(estimator="MultinomialNB", scoring="accuracy", size=SIZES["smoke"], repeats=5, data=None):
+    """{search: seconds of each counted round} on a corpus of ``size`` (n_samples, n_features, n_classes), or on
+    ``data`` (X, y), after checking that the searches agree."""
+    X, y = make_documents(*size, random_state=0) if data is None else data
     runs = searches(estimator, scoring)
     times = {name: [] for name in runs}
     for round_ in range(repeats + 1):  # round 0 warms up (and starts GridSearchCV's worker processes)
@@ -76,14 +83,20 @@ def main():
     parser.add_argument("--scoring", default="accuracy", choices=["accuracy", "neg_log_loss"])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--n-classes", type=int, help="classes of the corpus (default: 5)")
+    parser.add_argument("--corpus", help="a label<TAB>text file: search its unigram and bigram counts")
     args = parser.parse_args()
     n_samples, n_features, n_classes = SIZES["full" if os.environ.get("NBFAST_BENCH") == "full" else "smoke"]
     if args.n_classes:
         n_classes = args.n_classes
-    times = measure(args.estimator, args.scoring, (n_samples, n_features, n_classes), args.repeats)
+    data, corpus = None, f"make_documents({n_samples}, {n_features}, {n_classes})"
+    if args.corpus:
+        labels, documents = real_corpus.load(args.corpus)
+        X = nbfast.text.CountVectorizer(ngram_range=(1, 2)).fit_transform(documents)
+        data, corpus = (X, np.asarray(labels)), f"{args.corpus}: {X.shape[0]:,} x {X.shape[1]:,}, {X.nnz:,} nonzeros"
+    times = measure(args.estimator, args.scoring, (n_samples, n_features, n_classes), args.repeats, data)
     medians = {name: statistics.median(values) for name, values in times.items()}
     ours = medians[f"{args.estimator}CV"]
-    print(f"{len(ALPHAS)} alphas x 5 folds, {args.scoring}, make_documents({n_samples}, {n_features}, {n_classes}), "
+    print(f"{len(ALPHAS)} alphas x 5 folds, {args.scoring}, {corpus}, "
           f"medians of {args.repeats} alternating rounds:")
     for name, median in medians.items():
         print(f"  {name:<30} {median:8.3f} s  {median / ours:6.1f}x")

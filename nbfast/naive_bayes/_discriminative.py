@@ -16,8 +16,9 @@ change).  A small ``C`` gives back the Naive Bayes posteriors, a large one
 logistic regression; ``anchor="zero"`` is exactly scikit-learn's
 ``LogisticRegression(C=C)`` (multinomial, L2, unpenalized intercept; with two
 classes its binary ``LogisticRegression(C=2 * C)``), started from Naive Bayes.
-The solver is L-BFGS with a strong Wolfe line search (:mod:`._lbfgs`), each
-evaluation of f and its gradient one pass of the kernels of
+The default solver is SGD started from Naive Bayes (:mod:`._sgd`, sparse steps:
+only the weights of a row's features move); the exact one is L-BFGS with a strong Wolfe line search
+(:mod:`._lbfgs`), each evaluation of f and its gradient one pass of the kernels of
 :mod:`nbfast._kernels.discriminative`; f is divided by the total sample weight,
 as scikit-learn does, and the solver works on parameters scaled by a fixed diagonal
 preconditioner (:class:`_Objective`), its first step the Newton step of that
@@ -42,6 +43,7 @@ from nbfast._kernels import discriminative
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import _feature_names, check_sample_weight, check_X, check_y
 from nbfast.naive_bayes import _lbfgs as lbfgs
+from nbfast.naive_bayes import _sgd as sgd
 from nbfast.naive_bayes._base import _LinearNB
 from nbfast.naive_bayes._capabilities import NotIncremental
 from nbfast.naive_bayes._discrete import ComplementNB, MultinomialNB
@@ -50,6 +52,8 @@ from nbfast.naive_bayes._params import Interval, StrOptions, check_parameters, d
 
 #: The Naive Bayes model each value of the ``nb`` parameter starts from.
 NB_MODELS = {"multinomial": MultinomialNB, "complement": ComplementNB}
+#: What ``max_iter=None`` means for each solver: L-BFGS iterations, SGD epochs.
+DEFAULT_MAX_ITER = {"lbfgs": 100, "sgd": 5}
 
 
 def _centred(coef, intercept):
@@ -160,8 +164,14 @@ class DiscriminativeNB(_LinearNB):
         sum_i s_i log p(y_i | x_i) - ||W - W_anchor||^2 / (2 C)  [ - ||b - b_nb||^2 / (2 C) when anchor="nb" ]
 
     A small ``C`` keeps the Naive Bayes posteriors, a large one reaches
-    logistic regression.  Each L-BFGS iteration costs about one pass over X,
-    O(nnz x n_classes); a fit takes one or two dozen at the default ``tol`` (see the user guide, "Accuracy").
+    logistic regression.  Two solvers minimize it: ``solver="sgd"`` (the
+    default) makes a few epochs of stochastic gradient descent, each a pass
+    over X that touches only the weights of the features present in each row,
+    O(nnz x n_classes) in all; ``solver="lbfgs"`` converges to the optimum
+    (to ``tol``), each iteration a pass over X plus vector work over all
+    n_features x n_classes weights, one or two dozen iterations at the default
+    ``tol`` (see the user guide, "Accuracy", and performance.md for the
+    accuracy and time of each on real text).
 
     Not applicable: ``partial_fit`` (the refined weights are no sum of
     per-batch statistics: fit on all rows), merging shard models
@@ -179,8 +189,16 @@ class DiscriminativeNB(_LinearNB):
     anchor : {"nb", "zero"}, default="nb"
         What the penalty pulls toward: the (centred) Naive Bayes weights and
         intercept, or zero weights with a free intercept (logistic regression).
-    max_iter : int, default=100
-        Most L-BFGS iterations.
+    solver : {"sgd", "lbfgs"}, default="sgd"
+        ``"sgd"``: ``max_iter`` epochs of stochastic gradient descent from
+        the Naive Bayes weights, the rows in an order shuffled by a fixed seed
+        (deterministic), the learning rate falling linearly to zero; fast, and
+        near the optimum's accuracy, not at the optimum.  ``"lbfgs"``: L-BFGS
+        to ``tol`` (the exact optimum, scikit-learn's LogisticRegression with
+        ``anchor="zero"``).
+    max_iter : int or None, default=None
+        Most L-BFGS iterations, or the SGD epochs made; None: 100 iterations
+        (L-BFGS) or 5 epochs (SGD).
     tol : float, default=1e-3
         Stop when an iteration lowers the objective f (divided by the total
         sample weight) by at most ``tol * max(|f|, 1)``, as scipy's L-BFGS-B
@@ -190,6 +208,11 @@ class DiscriminativeNB(_LinearNB):
         preconditioner: see the user guide).  The default stops near the
         optimum's accuracy, not at the optimum: to reach it to many digits (to
         match scikit-learn's LogisticRegression) use a ``tol`` near 1e-14.
+        L-BFGS only: SGD makes its ``max_iter`` epochs.
+    learning_rate : float, default=1.0
+        SGD only: the first epoch's step size, relative to the rows' mean
+        weighted squared norm (unit-norm tf-idf rows take steps of
+        ``learning_rate``); it falls linearly to zero at the last epoch.
 
     Attributes
     ----------
@@ -197,7 +220,7 @@ class DiscriminativeNB(_LinearNB):
         The weights (a read-only view of the scoring table).
     intercept_ : ndarray of shape (n_classes,)
     n_iter_ : int
-        L-BFGS iterations of the last fit (not stored in model files).
+        L-BFGS iterations or SGD epochs of the last fit (not stored in model files).
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
@@ -220,21 +243,26 @@ class DiscriminativeNB(_LinearNB):
         "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
         "C": [Interval(numbers.Real, 0, None, closed="neither")],
         "anchor": [StrOptions({"nb", "zero"})],
-        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "solver": [StrOptions({"sgd", "lbfgs"})],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
     })
 
     partial_fit = NotIncremental("Its weights are refined on all the rows together, not sums of per-batch "
                                  "statistics: fit it on all rows, or partial_fit and merge MultinomialNB or "
                                  "ComplementNB models.")
 
-    def __init__(self, nb="multinomial", *, alpha=1.0, C=1.0, anchor="nb", max_iter=100, tol=1e-3):
+    def __init__(self, nb="multinomial", *, alpha=1.0, C=1.0, anchor="nb", solver="sgd", max_iter=None, tol=1e-3,
+                 learning_rate=1.0):
         self.nb = nb
         self.alpha = alpha
         self.C = C
         self.anchor = anchor
+        self.solver = solver
         self.max_iter = max_iter
         self.tol = tol
+        self.learning_rate = learning_rate
 
     def _check_X(self, X, reset):
         # the Naive Bayes start counts, so fit refuses negative values; the refined linear form scores any
@@ -302,10 +330,16 @@ class DiscriminativeNB(_LinearNB):
             x, n_iter = x0, 0
         else:
             anchor = x0 if self.anchor == "nb" else np.zeros_like(x0)
-            objective = _Objective(X, y_index, weights, len(classes), float(self.C), anchor,
-                                   penalize_intercept=self.anchor == "nb")
-            result = self._minimize(objective, x0 * objective.root_curvature)
-            x, n_iter = result.x / objective.root_curvature, result.n_iter
+            if self.solver == "sgd":
+                result = sgd.minimize(X, y_index, weights, len(classes), float(self.C), x0, anchor,
+                                      self.anchor == "nb", epochs=self._max_iter(),
+                                      learning_rate=float(self.learning_rate))
+                x, n_iter = result.x, result.n_iter
+            else:
+                objective = _Objective(X, y_index, weights, len(classes), float(self.C), anchor,
+                                       penalize_intercept=self.anchor == "nb")
+                result = self._minimize(objective, x0 * objective.root_curvature)
+                x, n_iter = result.x / objective.root_curvature, result.n_iter
         if not np.all(np.isfinite(x)):  # never a model of NaN weights: refused, the model left as it was
             raise ValueError("DiscriminativeNB's fit overflowed float64 (weights not finite): X, sample_weight or "
                              "C are too large or too small; rescale X or sample_weight, or bring C nearer 1.")
@@ -327,13 +361,17 @@ class DiscriminativeNB(_LinearNB):
         # spinning beside the kernels' would take their cores (a fit ran 7x slower on 2 cores).
         threadpoolctl = _compat.threadpoolctl_if_installed()
         with contextlib.nullcontext() if threadpoolctl is None else threadpoolctl.threadpool_limits(1, "blas"):
-            result = lbfgs.minimize(objective, x0, max_iter=self.max_iter, gtol=self.tol,
+            result = lbfgs.minimize(objective, x0, max_iter=self._max_iter(), gtol=self.tol,
                                     ftol=max(self.tol, 64 * np.finfo(np.float64).eps),
                                     inverse_curvature_guess=objective.inverse_curvature_guess)
         if not result.converged:
             warnings.warn(f"DiscriminativeNB did not converge in {result.n_iter} iterations ({result.message}); "
                           "increase max_iter or tol.", _compat.ConvergenceWarning, stacklevel=3)
         return result
+
+    def _max_iter(self):
+        """The iterations (L-BFGS) or epochs (SGD) to make: ``max_iter``, or the solver's default."""
+        return int(self.max_iter) if self.max_iter is not None else DEFAULT_MAX_ITER[self.solver]
 
     # ---------------------------------------------------------------- scoring
     def _linear_terms(self):

@@ -71,7 +71,8 @@ def test_strong_regularization_gives_back_naive_bayes(nb):
 def test_without_the_pull_toward_naive_bayes_it_is_logistic_regression(n_classes, weighted):
     X, y = small_data(n_classes)
     sample_weight = np.random.default_rng(1).uniform(0, 3, X.shape[0]) if weighted else None
-    ours = nbfast.DiscriminativeNB(anchor="zero", C=0.5, tol=1e-14, max_iter=10_000).fit(X, y, sample_weight)
+    ours = nbfast.DiscriminativeNB(anchor="zero", C=0.5, solver="lbfgs", tol=1e-14, max_iter=10_000).fit(
+        X, y, sample_weight)
     # with two classes scikit-learn fits one weight vector w = w_1 - w_0, whose penalty ||w||^2 / (2 C') is
     # ||w_0||^2 + ||w_1||^2 over 2 C when C' = 2 C (the weights sum to zero over the classes at the optimum)
     C = 1.0 if n_classes == 2 else 0.5
@@ -96,17 +97,19 @@ def test_refinement_improves_the_training_likelihood_and_reports_its_iterations(
 def test_not_converged_warns():
     X, y = small_data()
     with pytest.warns(nbfast._compat.ConvergenceWarning, match="did not converge"):
-        model = nbfast.DiscriminativeNB(C=100.0, max_iter=1).fit(X, y)
+        model = nbfast.DiscriminativeNB(C=100.0, solver="lbfgs", max_iter=1).fit(X, y)
     assert model.n_iter_ == 1
 
 
-def test_bit_identical_for_any_number_of_threads(n_threads_limit):
+@pytest.mark.parametrize("solver", ["lbfgs", "sgd"])
+def test_bit_identical_for_any_number_of_threads(n_threads_limit, solver):
     X, y = make_documents(n_samples=3000, n_features=300, n_classes=4, mean_length=20, random_state=2)
     results = []
     for n in (1, 2, 4):
         with n_threads_limit(n):
-            model = nbfast.DiscriminativeNB(C=5.0, max_iter=8, tol=0.0)
-            with pytest.warns(nbfast._compat.ConvergenceWarning):  # 8 iterations, each one compared
+            model = nbfast.DiscriminativeNB(C=5.0, solver=solver, max_iter=8, tol=0.0)
+            with warnings.catch_warnings():  # L-BFGS: 8 iterations, each one compared, then a warning
+                warnings.simplefilter("ignore", nbfast._compat.ConvergenceWarning)
                 model.fit(X, y)
             results.append((model.coef_.copy(), model.intercept_.copy(), model.n_iter_, model.predict_proba(X)))
     for other in results[1:]:
@@ -137,9 +140,10 @@ def test_every_input_type_gives_the_float64_model(dtype, index_dtype, container,
 def test_sample_weight_is_row_repetition():
     X, y = small_data()
     repeats = np.random.default_rng(4).integers(0, 3, X.shape[0])
-    weighted = nbfast.DiscriminativeNB(C=2.0, tol=1e-10, max_iter=1000).fit(X, y, sample_weight=repeats)
+    weighted = nbfast.DiscriminativeNB(C=2.0, solver="lbfgs", tol=1e-10, max_iter=1000).fit(
+        X, y, sample_weight=repeats)
     keep = np.repeat(np.arange(X.shape[0]), repeats)
-    repeated = nbfast.DiscriminativeNB(C=2.0, tol=1e-10, max_iter=1000).fit(X[keep], y[keep])
+    repeated = nbfast.DiscriminativeNB(C=2.0, solver="lbfgs", tol=1e-10, max_iter=1000).fit(X[keep], y[keep])
     np.testing.assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X), atol=1e-6)
 
 
@@ -183,7 +187,8 @@ def test_what_does_not_apply_says_so():
 
 
 @pytest.mark.parametrize("params", [{"nb": "bernoulli"}, {"alpha": 0.0}, {"C": 0.0}, {"anchor": "none"},
-                                    {"max_iter": 0}, {"tol": -1.0}])
+                                    {"max_iter": 0}, {"max_iter": 2.5}, {"tol": -1.0}, {"solver": "adam"},
+                                    {"learning_rate": 0.0}, {"learning_rate": np.inf}])
 def test_invalid_parameters_are_refused(params):
     X, y = small_data()
     with pytest.raises(ValueError, match=next(iter(params))):
@@ -242,7 +247,7 @@ def test_tol_also_stops_on_the_relative_decrease_of_the_objective():
     X, y = small_data(seed=1)
     with warnings.catch_warnings():
         warnings.simplefilter("error", nbfast._compat.ConvergenceWarning)
-        model = nbfast.DiscriminativeNB(anchor="zero", C=10.0, tol=1e-3).fit(X, y)
+        model = nbfast.DiscriminativeNB(anchor="zero", C=10.0, solver="lbfgs", tol=1e-3).fit(X, y)
     n_classes = len(model.classes_)
     objective = _Objective(X, y.astype(np.int64), np.ones(X.shape[0]), n_classes, 10.0,
                            np.zeros(model.coef_.size + n_classes), penalize_intercept=False)
