@@ -7,6 +7,8 @@ window is opened in turn.  The refit's progress is recorded first (the model's s
 assigns, and where it forgets its derived tables); then, for each attribute read k of a prediction and each
 recorded step m, the prediction runs with the state switched to step m at its k-th read."""
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -44,9 +46,10 @@ def _refit_steps(cls, before, after, **params):
     return steps
 
 
-def _switched_at_read(cls, before, read, step):
-    """A ``cls`` fitted on ``before`` whose state becomes ``step`` at its ``read``-th attribute read once armed,
+def _switched_at_read(fitted, read, step):
+    """A copy of the model ``fitted`` whose state becomes ``step`` at its ``read``-th attribute read once armed,
     and a list holding the number of reads since (None: not armed; 0 arms it)."""
+    cls = type(fitted)
     reads = [None]
 
     class RefittedWhilePredicting(cls):
@@ -63,7 +66,7 @@ def _switched_at_read(cls, before, read, step):
                     object.__getattribute__(self, "_forget_derived")()
             return super().__getattribute__(name)
 
-    model = cls().fit(*before)
+    model = copy.deepcopy(fitted)  # a fit's state, without derived tables (copies do not carry them)
     model.__class__ = RefittedWhilePredicting
     return model, reads
 
@@ -77,10 +80,10 @@ def test_a_refit_at_any_point_of_a_prediction_is_refused_or_harmless(cls, before
                                                                      tables, monkeypatch):
     monkeypatch.setattr(_statistics, "REPRESENTATION", representation)
     steps = _refit_steps(cls, before, after)
-    X = before[0]
+    X, fitted = before[0], cls().fit(*before)
 
     def prediction(read, step):
-        model, reads = _switched_at_read(cls, before, read, step)
+        model, reads = _switched_at_read(fitted, read, step)
         if tables == "built":
             model.predict_proba(X[:1])  # a prediction before: its derived tables are kept
         else:
