@@ -44,6 +44,7 @@ from nbfast._validation import _feature_names, check_sample_weight, check_X, che
 from nbfast.naive_bayes import _lbfgs as lbfgs
 from nbfast.naive_bayes._base import _LinearNB
 from nbfast.naive_bayes._discrete import ComplementNB, MultinomialNB
+from nbfast.naive_bayes._jobs import N_JOBS, uses_n_jobs
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
 from nbfast.naive_bayes._params import Interval, StrOptions, check_parameters, declare
 
@@ -235,13 +236,15 @@ class DiscriminativeNB(_LinearNB):
         "anchor": [StrOptions({"nb", "zero"})],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        **N_JOBS,
     })
 
     partial_fit = _NotApplicable("the refined weights are not a sum of per-batch statistics; fit on all rows "
                                  "(or partial_fit a MultinomialNB or ComplementNB).")
 
-    def __init__(self, nb="multinomial", *, alpha=1.0, C=1.0, anchor="nb", max_iter=100, tol=1e-3):
+    def __init__(self, nb="multinomial", *, alpha=1.0, C=1.0, anchor="nb", max_iter=100, tol=1e-3, n_jobs=None):
         self.nb = nb
+        self.n_jobs = n_jobs
         self.alpha = alpha
         self.C = C
         self.anchor = anchor
@@ -276,6 +279,7 @@ class DiscriminativeNB(_LinearNB):
                 raise ValueError(f"{name} has shape {np.shape(getattr(self, name))}, expected {shape}.")
 
     # ---------------------------------------------------------------- fitting
+    @uses_n_jobs
     def fit(self, X, y, sample_weight=None):
         """Fit the Naive Bayes model, then refine its weights.
 
@@ -367,6 +371,7 @@ class DiscriminativeNB(_LinearNB):
     def _uses_class_prior(self):
         return False
 
+    @uses_n_jobs
     def decision_function(self, X):
         """The linear scores ``X @ coef_.T + intercept_``, as scikit-learn's LogisticRegression gives them.
 
