@@ -245,8 +245,8 @@ def test_nested_parameters_without_scikit_learn_match_scikit_learn():
         assert "sklearn" not in sys.modules
         built = models()
         assert repr(built[0]) == ("SemiSupervisedNB(estimator=MultinomialNB(alpha=0.3, class_prior=None, "
-                                  "fit_prior=True, force_alpha=True), max_iter=10, tol=0.0001, unlabeled=-1, "
-                                  "unlabeled_weight=1.0)"), repr(built[0])
+                                  "fit_prior=True, force_alpha=True, n_jobs=None), max_iter=10, n_jobs=None, "
+                                  "tol=0.0001, unlabeled=-1, unlabeled_weight=1.0)"), repr(built[0])
         assert "__" not in repr(built[2]), repr(built[2])  # nested parameters show inside their estimator
         standalone = results()
         assert "sklearn" not in sys.modules

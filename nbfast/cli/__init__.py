@@ -109,7 +109,12 @@ def main(argv=None):
 
     previous = _on_signals(dict.fromkeys(CLEANUP_SIGNALS, _terminate))
     try:
-        return args._run(args) or 0
+        if getattr(args, "jobs", None) is None:
+            return args._run(args) or 0
+        from nbfast._kernels.threads import n_jobs_limit
+
+        with n_jobs_limit(args.jobs, ceiling=True):  # every kernel of this thread, the threads that make blocks
+            return args._run(args) or 0
     except BrokenPipeError:  # the reader of standard output left (`| head`): stop quietly, as command-line tools do
         with contextlib.suppress(OSError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error when Python exits

@@ -10,6 +10,19 @@ class CommandError(Exception):
     """A problem the user can fix (an option, a file, an input); reported as one line on stderr."""
 
 
+def n_jobs(text):
+    """argparse type: a thread count as scikit-learn's n_jobs takes it, a whole number >= 1 or -1 (one per CPU),
+    -2 (one fewer), ..."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be at least 1, or -1 for one thread per CPU (-2 for one fewer...), "
+                                         "got 0")
+    return value
+
+
 def positive_int(text):
     """argparse type: a whole number >= 1."""
     try:

@@ -9,7 +9,7 @@ import time
 import numpy as np
 
 from nbfast._compat import tqdm_if_installed
-from nbfast.cli._errors import CommandError, positive_int
+from nbfast.cli._errors import CommandError, n_jobs, positive_int
 from nbfast.persist import ModelFile
 from nbfast.persist._files import replacing
 from nbfast.readers import FORMATS, STDIN, input_format, iter_blocks, prefetch
@@ -36,6 +36,9 @@ def add_input_arguments(parser, *, required=True):
     parser.add_argument("--chunk-size", type=positive_int, default=10_000, metavar="N",
                         help="rows read and processed at a time: memory is bounded by a few chunks per core "
                              "(default 10000)")
+    parser.add_argument("-j", "--jobs", type=n_jobs, default=None, metavar="N",
+                        help="threads to use, at most N (-1: one per CPU this process may use, -2: one fewer, ...); "
+                             "default: one per CPU this process may use, or OMP_NUM_THREADS")
     parser.add_argument("--zero-based", action="store_true", default=None,
                         help="feature indices in svmlight files start at 0 (default: at 1, as in libsvm; for "
                              "`predict`, as the model's training input was read)")

@@ -51,6 +51,7 @@ from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import _feature_names, check_is_fitted, check_labels, check_sample_weight, check_X, check_y
 from nbfast.naive_bayes import _statistics
+from nbfast.naive_bayes._jobs import uses_n_jobs
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
 from nbfast.naive_bayes._locking import serialized
 from nbfast.naive_bayes._merging import check_mergeable
@@ -61,28 +62,6 @@ from nbfast.naive_bayes._terms import contrast, pair_terms, terms_matrix
 
 #: The optional statistic of models fitted with missing values (see ``_keeps_observed_count``).
 OBSERVED_COUNT = "observed_count_"
-
-
-def held_nbytes(model):
-    """Bytes of the distinct arrays a model holds: its attributes, nested estimators and derived tables
-    included.  Works on any estimator."""
-    bases = {}
-
-    def walk(value):
-        if isinstance(value, np.ndarray):
-            while isinstance(value.base, np.ndarray):
-                value = value.base
-            bases[id(value)] = value.nbytes
-        elif isinstance(value, (list, tuple)):
-            for item in value:
-                walk(item)
-        elif isinstance(value, dict):
-            walk(list(value.values()))
-        elif hasattr(value, "get_params") and hasattr(value, "__dict__"):  # an estimator, of any library
-            walk(list(vars(value).values()))
-
-    walk(model)
-    return sum(bases.values())
 
 
 class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
@@ -332,6 +311,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         self._validate_scoring_params()
         return self._check_X(X, reset=False)
 
+    @uses_n_jobs
     def predict_joint_log_proba(self, X):
         """Joint log probability log P(x, y) = log P(y) + log P(x|y) of each sample and class.
 
@@ -346,6 +326,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """
         return self._score(self._predict_input(X), Output.JOINT_LOG_LIKELIHOOD)
 
+    @uses_n_jobs
     def predict(self, X):
         """Most probable class of each sample.
 
@@ -362,6 +343,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         classes, class_index = self._predict_index(X)
         return classes[class_index]
 
+    @uses_n_jobs
     def _predict_index(self, X):
         """(``classes_``, each sample's most probable class as an index in it): :meth:`predict` before the labels
         are gathered, for callers that map each class to something once (the command line's CSV fields)."""
@@ -372,6 +354,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             raise ValueError("the model's classes changed while predicting (it was refitted in another thread).")
         return classes, class_index
 
+    @uses_n_jobs
     def predict_log_proba(self, X):
         """Log of the posterior probability of each class, normalized by a stable logsumexp.
 
@@ -385,6 +368,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """
         return self._score(self._predict_input(X), Output.LOG_PROBA)
 
+    @uses_n_jobs
     def predict_proba(self, X):
         """Posterior probability of each class.
 
@@ -559,6 +543,7 @@ class _StatisticsNB(_BaseNB):
         return merged
 
     # ---------------------------------------------------------------- fitting
+    @uses_n_jobs
     def fit(self, X, y, sample_weight=None):
         """Fit the model to X, y.
 
@@ -601,6 +586,7 @@ class _StatisticsNB(_BaseNB):
         return self
 
     @serialized
+    @uses_n_jobs
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Incremental fit on a batch of samples; calls from several threads run one at a time (no batch lost).
 

@@ -25,6 +25,7 @@ from nbfast._compat import clone
 from nbfast._kernels.scoring import Output
 from nbfast._validation import check_y
 from nbfast.naive_bayes._capabilities import NotIncremental
+from nbfast.naive_bayes._jobs import N_JOBS, uses_n_jobs
 from nbfast.naive_bayes._labels import encode_labels
 from nbfast.naive_bayes._params import Interval, check_parameters, declare
 from nbfast.naive_bayes._terms import scores_from_joint_log_likelihood
@@ -171,11 +172,12 @@ class CalibratedNB(_WrapperNB):
                                  "X_heldout, y_heldout).")
     _parameter_constraints = declare({
         "estimator": [object],  # an nbfast estimator or None: checked with the model it makes (_base_estimator)
-        "cv": [Interval(Integral, 2, None, closed="left")],
+        "cv": [Interval(Integral, 2, None, closed="left")], **N_JOBS,
     })
 
-    def __init__(self, estimator=None, *, cv=5):
+    def __init__(self, estimator=None, *, cv=5, n_jobs=None):
         self.estimator = estimator
+        self.n_jobs = n_jobs
         self.cv = cv
 
     def _check_cv(self):
@@ -184,6 +186,7 @@ class CalibratedNB(_WrapperNB):
                              "held-out rows use nbfast.calibrate(model, X, y).")
         return int(self.cv)
 
+    @uses_n_jobs
     def fit(self, X, y, sample_weight=None):
         """Fit the estimator on (X, y) and the temperature on its out-of-fold joint log-likelihoods.
 

@@ -164,9 +164,10 @@ class CategoricalNB(_BaseDiscreteNB):
 
     def __init__(
         self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None, min_categories=None,
-        max_categories=None, missing="error",
+        max_categories=None, missing="error", n_jobs=None,
     ):
-        super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior, force_alpha=force_alpha)
+        super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior, force_alpha=force_alpha,
+                         n_jobs=n_jobs)
         self.min_categories = min_categories
         self.max_categories = max_categories
         self.missing = missing

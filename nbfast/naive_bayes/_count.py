@@ -26,6 +26,7 @@ from nbfast._validation import (
     check_no_nan,
 )
 from nbfast.naive_bayes._base import OBSERVED_COUNT, _LinearNB, _StatisticsNB, count_nonzeros, select_rows
+from nbfast.naive_bayes._jobs import N_JOBS
 from nbfast.naive_bayes._params import Interval, declare
 from nbfast.naive_bayes._statistics import (
     SparseCounts,
@@ -126,10 +127,12 @@ class _BaseDiscreteNB(_StatisticsNB, _LinearNB):
 
     _non_negative = True
     _parameter_constraints = declare({"alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
-                              "fit_prior": ["boolean"], "class_prior": ["array-like", None], "force_alpha": ["boolean"]})
+                              "fit_prior": ["boolean"], "class_prior": ["array-like", None], "force_alpha": ["boolean"],
+                              **N_JOBS})
 
-    def __init__(self, alpha=1.0, fit_prior=True, class_prior=None, force_alpha=True):
+    def __init__(self, alpha=1.0, fit_prior=True, class_prior=None, force_alpha=True, n_jobs=None):
         self.alpha = alpha
+        self.n_jobs = n_jobs
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.force_alpha = force_alpha

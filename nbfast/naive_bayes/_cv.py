@@ -54,15 +54,12 @@ import numpy as np
 
 from nbfast import _compat
 from nbfast._compat import clone
-from nbfast._kernels import scoring
-from nbfast._kernels.scoring import Output
-from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import _feature_names, check_sample_weight, check_y
-from nbfast.naive_bayes._base import count_nonzeros
 from nbfast.naive_bayes._capabilities import NotIncremental
 from nbfast.naive_bayes._categorical import CategoricalNB
-from nbfast.naive_bayes._count import _CountNB
+from nbfast.naive_bayes._cv_scores import rank_scores, scores_of_alphas
 from nbfast.naive_bayes._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
+from nbfast.naive_bayes._jobs import uses_n_jobs
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
 from nbfast.naive_bayes._params import StrOptions, check_parameters, declare
 from nbfast.naive_bayes._wrapper import _WrapperNB
@@ -116,128 +113,6 @@ def _row_indices(rows, n_samples, k, which):
     return np.where(rows < 0, rows + n_samples, rows).astype(np.intp, copy=False)
 
 
-def _rank(means):
-    """GridSearchCV's ranks of the mean scores: 1 for the best, ties sharing the lowest, NaN last."""
-    from scipy.stats import rankdata  # imported here: scipy.stats takes longer to import than nbfast
-
-    if np.isnan(means).all():
-        return np.ones(means.shape[0], dtype=np.int32)
-    means = np.nan_to_num(means, nan=np.nanmin(means) - 1)
-    return rankdata(-means, method="min").astype(np.int32, copy=False)
-
-
-#: Bytes of the stacked tables of one scoring pass, and of its output per chunk of rows.
-_STACK_BYTES = 1 << 28
-_OUTPUT_BYTES = 1 << 26
-#: Bytes of the test rows' scores of the alphas scored together (blocks of alphas, each reduced to its scores before
-#: the next): memory does not grow with alphas x rows (10,000 alphas on 20,000 rows once took 2.5 GB).
-_ROW_BYTES = 1 << 24
-
-
-def _scores(model, alphas, X, rows, y_index, sample_weight, scoring):
-    """The score of ``model`` (fitted on the training rows) with each alpha on the test rows ``rows`` of X (as
-    the model's ``_check_X`` returns it; their classes' indices ``y_index``), weighted by their
-    ``sample_weight`` (None: unweighted).
-
-    Each alpha rebuilds the model's tables from its statistics.  The count models scored by one dense linear
-    table are scored together, in place: their tables side by side, one pass of the fused kernel over the test
-    rows per block of alphas (:func:`_block_size`); the others (CategoricalNB, compact tables, missing values)
-    by their own scoring of a copy of the test rows, once per alpha.  Either way each row's joint
-    log-likelihood is the one ``predict`` and ``predict_proba`` compute, and an alpha's rows are reduced to its
-    score as soon as they are scored.
-    """
-    mode = Output.ARGMAX if scoring == "accuracy" else Output.PROBA
-    sign = 1.0 if scoring == "accuracy" else -1.0
-    scores = [None] * len(alphas)
-
-    def reduce(a, values):  # the weighted mean of an alpha's per-row scores, over the whole test set at once
-        scores[a] = sign * float(np.average(_per_row(values, mode, y_index), weights=sample_weight))
-
-    def score_side_by_side(block):
-        binarize, threshold = model._kernel_threshold()
-        for index, values in _stacked_scores(X, rows, block, binarize, threshold, mode):
-            reduce(index, values)
-        return []
-
-    block = []  # (alpha index, table, bias) of the alphas to score side by side
-    test_X = None  # the copy of the test rows, made when a model's own scoring needs it
-    for a, alpha in enumerate(alphas):
-        model.set_params(alpha=float(alpha))
-        model._derive_params()  # the tables of this alpha, from the same statistics
-        terms = _linear_table(model, X[:0], mode)
-        if terms is None:
-            test_X = X[rows] if test_X is None else test_X
-            reduce(a, model._score(test_X, mode))
-            continue
-        block.append((a, *terms))
-        if len(block) == _block_size(terms[0], rows.shape[0], mode):
-            block = score_side_by_side(block)
-    if block:
-        score_side_by_side(block)
-    return scores
-
-
-def _block_size(table, n_rows, mode):
-    """How many alphas of tables like ``table`` to score side by side: their tables within _STACK_BYTES, and
-    their rows' scores (a label, or a posterior per class: the kernel's output and its copy by alpha, 16 bytes
-    each) within _ROW_BYTES; at least one."""
-    per_row = 16 if mode == Output.ARGMAX else 16 * table.shape[1]
-    return max(1, min(_STACK_BYTES // table.nbytes, _ROW_BYTES // max(1, per_row * n_rows)))
-
-
-def _linear_table(model, X, mode):
-    """(table, bias) with which ``model._score(X, mode)`` would run the fused kernel on a dense table, or None
-    when it scores otherwise (which depends on the model and the type of X, not on its rows: X may have
-    none)."""
-    if not isinstance(model, _CountNB) or model._ignores_missing():
-        return None
-    if model._score_outside_the_linear_form(X, mode) is not None:
-        return None
-    table, bias = model._linear_terms()[:2]
-    if not isinstance(table, np.ndarray):  # a compact table
-        return None
-    return table, np.ascontiguousarray(bias, dtype=np.float64)
-
-
-def _stacked_scores(X, rows, entries, binarize, threshold, mode):
-    """(alpha index, ``mode``'s scores of the rows ``rows`` of X) of each (alpha index, table, bias) entry, their
-    tables side by side in one pass of the kernel over the rows, in chunks of rows (see :func:`_block_size` for
-    how many entries to give it at once)."""
-    n_classes = entries[0][1].shape[1]
-    table = np.hstack([entry[1] for entry in entries])
-    bias = np.concatenate([entry[2] for entry in entries])
-    shape = (len(entries), rows.shape[0]) + (() if mode == Output.ARGMAX else (n_classes,))
-    results = np.empty(shape, np.int64 if mode == Output.ARGMAX else np.float64)  # each entry's, contiguous
-    chunk = max(1, _OUTPUT_BYTES // (8 * table.shape[1]))
-    for start in range(0, rows.shape[0], chunk):
-        listed = rows[start:start + chunk]
-        labels = np.empty(listed.shape[0] * len(entries) if mode == Output.ARGMAX else 0, dtype=np.int64)
-        out = np.empty((0, 0) if mode == Output.ARGMAX else (listed.shape[0], table.shape[1]))
-        n_threads = effective_n_threads(count_nonzeros(X, listed) + listed.shape[0] * table.shape[1])
-        scoring.score_csr(X.data, X.indices, X.indptr, table, bias, binarize, threshold, mode, out, labels,
-                          n_threads, n_classes, listed)
-        stop = start + listed.shape[0]
-        for g in range(len(entries)):
-            results[g, start:stop] = labels[g::len(entries)] if mode == Output.ARGMAX else \
-                out[:, g * n_classes:(g + 1) * n_classes]
-    for entry, values in zip(entries, results):
-        yield entry[0], values
-
-
-def _per_row(scores, mode, y_index):
-    """Each test row's part of the score, as scikit-learn's scorers compute it: whether the predicted class
-    is the true one (accuracy), or the log loss of the true class's clipped posterior (neg_log_loss)."""
-    if mode == Output.ARGMAX:
-        return scores == y_index
-    if scores.shape[1] == 2:  # the scorer passes P(second class); log_loss takes the first's as 1 minus it
-        positive = scores[:, 1]
-        true = np.where(y_index == 1, positive, 1 - positive)
-    else:
-        true = scores[np.arange(scores.shape[0]), y_index]
-    eps = np.finfo(np.float64).eps
-    return -np.log(np.clip(true, eps, 1 - eps))
-
-
 def _delegated(name):
     """A read-only attribute read from the final model, ``estimator_``."""
     def get(self):
@@ -257,8 +132,9 @@ class _CountNBCV(_WrapperNB):
                                  "models instead, which were fitted with the same alpha.")
 
     def __init__(self, *, alphas=DEFAULT_ALPHAS, cv=None, scoring="accuracy", force_alpha=True, fit_prior=True,
-                 class_prior=None):
+                 class_prior=None, n_jobs=None):
         self.alphas = alphas
+        self.n_jobs = n_jobs
         self.cv = cv
         self.scoring = scoring
         self.force_alpha = force_alpha
@@ -287,6 +163,7 @@ class _CountNBCV(_WrapperNB):
             raise ValueError(f"alphas must be finite and non-negative, got {alphas!r}.")
         return values
 
+    @uses_n_jobs
     def fit(self, X, y, sample_weight=None):
         """Choose ``alpha`` by cross-validation, then fit the final model on all rows with it.
 
@@ -341,7 +218,7 @@ class _CountNBCV(_WrapperNB):
         for k, (_, test) in enumerate(splits):
             model = self._base_class._merge(training[k])  # the statistics of the training rows
             weights = None if sample_weight is None else sample_weight[test]
-            scores[k] = _scores(model, alphas, X, test, y_index[test], weights, self.scoring)
+            scores[k] = scores_of_alphas(model, alphas, X, test, y_index[test], weights, self.scoring)
         results = self._results(self.alphas, scores)
         best = int(results["rank_test_score"].argmin())  # the first of the best, in the order given
         alpha = list(self.alphas)[best]  # as given, as GridSearchCV's best_params_ holds it
@@ -387,7 +264,7 @@ class _CountNBCV(_WrapperNB):
             **{f"split{k}_test_score": scores[k] for k in range(scores.shape[0])},
             "mean_test_score": means,
             "std_test_score": np.sqrt(np.average((by_alpha - means[:, None]) ** 2, axis=1)),
-            "rank_test_score": _rank(means),
+            "rank_test_score": rank_scores(means),
         }
         return results
 
@@ -546,9 +423,9 @@ class ComplementNBCV(_CountNBCV):
     _parameter_constraints = _cv_constraints(ComplementNB)
 
     def __init__(self, *, alphas=DEFAULT_ALPHAS, cv=None, scoring="accuracy", force_alpha=True, fit_prior=True,
-                 class_prior=None, norm=False):
+                 class_prior=None, norm=False, n_jobs=None):
         super().__init__(alphas=alphas, cv=cv, scoring=scoring, force_alpha=force_alpha, fit_prior=fit_prior,
-                         class_prior=class_prior)
+                         class_prior=class_prior, n_jobs=n_jobs)
         self.norm = norm
 
 
@@ -590,9 +467,9 @@ class BernoulliNBCV(_CountNBCV):
     _parameter_constraints = _cv_constraints(BernoulliNB)
 
     def __init__(self, *, alphas=DEFAULT_ALPHAS, cv=None, scoring="accuracy", force_alpha=True, binarize=0.0,
-                 fit_prior=True, class_prior=None, missing="error"):
+                 fit_prior=True, class_prior=None, missing="error", n_jobs=None):
         super().__init__(alphas=alphas, cv=cv, scoring=scoring, force_alpha=force_alpha, fit_prior=fit_prior,
-                         class_prior=class_prior)
+                         class_prior=class_prior, n_jobs=n_jobs)
         self.binarize = binarize
         self.missing = missing
 
@@ -637,9 +514,9 @@ class PoissonNBCV(_CountNBCV):
     _parameter_constraints = _cv_constraints(PoissonNB)
 
     def __init__(self, *, alphas=DEFAULT_ALPHAS, cv=None, scoring="accuracy", beta=1.0, fit_prior=True,
-                 class_prior=None, force_alpha=True):
+                 class_prior=None, force_alpha=True, n_jobs=None):
         super().__init__(alphas=alphas, cv=cv, scoring=scoring, force_alpha=force_alpha, fit_prior=fit_prior,
-                         class_prior=class_prior)
+                         class_prior=class_prior, n_jobs=n_jobs)
         self.beta = beta
 
 
@@ -683,9 +560,9 @@ class CategoricalNBCV(_CountNBCV):
     _parameter_constraints = _cv_constraints(CategoricalNB)
 
     def __init__(self, *, alphas=DEFAULT_ALPHAS, cv=None, scoring="accuracy", force_alpha=True, fit_prior=True,
-                 class_prior=None, min_categories=None, max_categories=None, missing="error"):
+                 class_prior=None, min_categories=None, max_categories=None, missing="error", n_jobs=None):
         super().__init__(alphas=alphas, cv=cv, scoring=scoring, force_alpha=force_alpha, fit_prior=fit_prior,
-                         class_prior=class_prior)
+                         class_prior=class_prior, n_jobs=n_jobs)
         self.min_categories = min_categories
         self.max_categories = max_categories
         self.missing = missing

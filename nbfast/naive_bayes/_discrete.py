@@ -20,6 +20,7 @@ from nbfast._validation import (
 )
 from nbfast.naive_bayes._base import select_rows
 from nbfast.naive_bayes._count import _BaseDiscreteNB, _CountNB, accumulate_class_counts, alpha_weighted_sum
+from nbfast.naive_bayes._jobs import uses_n_jobs
 from nbfast.naive_bayes._params import Interval, StrOptions, declare
 from nbfast.naive_bayes._statistics import (
     CompactTable,
@@ -85,8 +86,9 @@ class MultinomialNB(_CountNB):
 
     _reads_rows = True  # counted and scored by the kernels alone
 
-    def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None):
-        super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior, force_alpha=force_alpha)
+    def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None, n_jobs=None):
+        super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior, force_alpha=force_alpha,
+                         n_jobs=n_jobs)
 
     # log theta_ci = log(N_ci + alpha_i) - log(sum_i (N_ci + alpha_i))
     def _dense_log_table(self, counts, params):
@@ -174,8 +176,9 @@ class BernoulliNB(_CountNB):
     _scoring_params = ("binarize", "missing")
 
     def __init__(self, *, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True, class_prior=None,
-                 missing="error"):
-        super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior, force_alpha=force_alpha)
+                 missing="error", n_jobs=None):
+        super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior, force_alpha=force_alpha,
+                         n_jobs=n_jobs)
         self.binarize = binarize
         self.missing = missing
 
@@ -392,8 +395,9 @@ class ComplementNB(_CountNB):
     _feature_all = None
     _reads_rows = True  # counted and scored by the kernels alone
 
-    def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None, norm=False):
-        super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior, force_alpha=force_alpha)
+    def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None, norm=False, n_jobs=None):
+        super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior, force_alpha=force_alpha,
+                         n_jobs=n_jobs)
         self.norm = norm
 
     def _table_parameters(self, alpha):
@@ -516,8 +520,9 @@ class PoissonNB(_CountNB):
     _parameter_constraints = declare({**_BaseDiscreteNB._parameter_constraints,
                               "beta": [Interval(Real, 0, None, closed="neither")]})
 
-    def __init__(self, *, alpha=1.0, beta=1.0, fit_prior=True, class_prior=None, force_alpha=True):
-        super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior, force_alpha=force_alpha)
+    def __init__(self, *, alpha=1.0, beta=1.0, fit_prior=True, class_prior=None, force_alpha=True, n_jobs=None):
+        super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior, force_alpha=force_alpha,
+                         n_jobs=n_jobs)
         self.beta = beta
 
     def _table_parameters(self, alpha):
@@ -544,6 +549,7 @@ class PoissonNB(_CountNB):
         return (alpha_weighted_sum(self._check_alpha(self.n_features_in_), self._log_prob_table)
                 + float(self.beta) * float(self._scoring_terms()[1].sum()))  # the bias: -sum_i lambda_ci
 
+    @uses_n_jobs
     def predict_joint_log_proba(self, X):
         """Joint log probability log P(x, y) = log P(y) + log P(x|y) of each sample and class.
 

@@ -47,6 +47,7 @@ from nbfast.naive_bayes import _sgd as sgd
 from nbfast.naive_bayes._base import _LinearNB
 from nbfast.naive_bayes._capabilities import NotIncremental
 from nbfast.naive_bayes._discrete import ComplementNB, MultinomialNB
+from nbfast.naive_bayes._jobs import N_JOBS, uses_n_jobs
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
 from nbfast.naive_bayes._params import Interval, StrOptions, check_parameters, declare
 
@@ -247,6 +248,7 @@ class DiscriminativeNB(_LinearNB):
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
+        **N_JOBS,
     })
 
     partial_fit = NotIncremental("Its weights are refined on all the rows together, not sums of per-batch "
@@ -254,8 +256,9 @@ class DiscriminativeNB(_LinearNB):
                                  "ComplementNB models.")
 
     def __init__(self, nb="multinomial", *, alpha=1.0, C=1.0, anchor="nb", solver="sgd", max_iter=None, tol=1e-3,
-                 learning_rate=1.0):
+                 learning_rate=1.0, n_jobs=None):
         self.nb = nb
+        self.n_jobs = n_jobs
         self.alpha = alpha
         self.C = C
         self.anchor = anchor
@@ -292,6 +295,7 @@ class DiscriminativeNB(_LinearNB):
                 raise ValueError(f"{name} has shape {np.shape(getattr(self, name))}, expected {shape}.")
 
     # ---------------------------------------------------------------- fitting
+    @uses_n_jobs
     def fit(self, X, y, sample_weight=None):
         """Fit the Naive Bayes model, then refine its weights.
 
@@ -388,6 +392,7 @@ class DiscriminativeNB(_LinearNB):
     def _uses_class_prior(self):
         return False
 
+    @uses_n_jobs
     def decision_function(self, X):
         """The linear scores ``X @ coef_.T + intercept_``, as scikit-learn's LogisticRegression gives them.
 

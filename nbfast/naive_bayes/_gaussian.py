@@ -21,6 +21,7 @@ from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import MISSING, check_class_prior, check_counts, check_is_fitted, check_missing, check_X
 from nbfast.naive_bayes._base import _StatisticsNB, encode_labels, select_rows, unique_classes
 from nbfast.naive_bayes._count import group_rows_by_class
+from nbfast.naive_bayes._jobs import N_JOBS, RUNTIME_PARAMS
 from nbfast.naive_bayes._params import Interval, Options, StrOptions, declare
 from nbfast.naive_bayes._terms import pair_terms, terms_matrix
 
@@ -225,12 +226,14 @@ class GaussianNB(_StatisticsNB):
     _parameter_constraints = declare({
         "priors": ["array-like", None], "var_smoothing": [Interval(Real, 0, None, closed="left")],
         "variance": [StrOptions(set(VARIANCES))], "ddof": [Options(Integral, {0, 1})],
-        "missing": [StrOptions(set(MISSING))],
+        "missing": [StrOptions(set(MISSING))], **N_JOBS,
     })
     _scoring_params = ("missing",)
 
-    def __init__(self, *, priors=None, var_smoothing=1e-9, variance="class_feature", ddof=0, missing="error"):
+    def __init__(self, *, priors=None, var_smoothing=1e-9, variance="class_feature", ddof=0, missing="error",
+                 n_jobs=None):
         self.priors = priors
+        self.n_jobs = n_jobs
         self.var_smoothing = var_smoothing
         self.variance = variance
         self.ddof = ddof
@@ -547,4 +550,4 @@ class GaussianNB(_StatisticsNB):
 
 def _same_params(a, b):
     pa, pb = a.get_params(), b.get_params()
-    return all(np.array_equal(pa[k], pb[k]) if k == "priors" else pa[k] == pb[k] for k in pa)
+    return all(np.array_equal(pa[k], pb[k]) if k == "priors" else pa[k] == pb[k] for k in pa if k not in RUNTIME_PARAMS)

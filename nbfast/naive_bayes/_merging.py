@@ -3,13 +3,19 @@
 import numpy as np
 
 from nbfast._compat import BaseEstimator
+from nbfast.naive_bayes._jobs import RUNTIME_PARAMS
+
+
+def _model_params(model):
+    """The parameters that shape a fitted model (``n_jobs`` does not)."""
+    return {k: v for k, v in model.get_params(deep=False).items() if k not in RUNTIME_PARAMS}
 
 
 def _same_value(a, b):
     """Equality of two parameter values that may be arrays (alpha, class_prior) or lists of estimators with their
     columns (MixedNB's parts, equal when of the same classes and parameters); 1 equals 1.0, not True."""
     if isinstance(a, BaseEstimator) or isinstance(b, BaseEstimator):
-        return type(a) is type(b) and _same_value(a.get_params(deep=False), b.get_params(deep=False))
+        return type(a) is type(b) and _same_value(_model_params(a), _model_params(b))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b) and any(
@@ -31,9 +37,9 @@ def check_mergeable(cls, models):
     """Refuse (ValueError) ``models`` of ``cls`` that are not shards of one model: different parameters,
     numbers of features, classes or feature names."""
     first, name = models[0], cls.__name__
-    params = first.get_params(deep=False)
+    params = _model_params(first)
     for position, model in enumerate(models[1:], start=1):
-        other = model.get_params(deep=False)
+        other = _model_params(model)
         differing = sorted(k for k in params if not _same_value(params[k], other[k]))
         if differing:
             shown = ", ".join(f"{k}={params[k]!r} vs {other[k]!r}" for k in differing)

@@ -33,6 +33,7 @@ from nbfast._validation import (
 )
 from nbfast.naive_bayes._base import _BaseNB, encode_labels, unique_classes
 from nbfast.naive_bayes._discrete import MultinomialNB
+from nbfast.naive_bayes._jobs import N_JOBS, uses_n_jobs
 from nbfast.naive_bayes._locking import serialized
 from nbfast.naive_bayes._merging import check_mergeable
 from nbfast.naive_bayes._params import StrOptions, check_parameters, declare
@@ -210,11 +211,13 @@ class MixedNB(_BaseComposition, _BaseNB):
 
     _composite = True
     _parameter_constraints = declare({"estimators": [list, None], "fit_prior": ["boolean"],
-                              "class_prior": ["array-like", None], "missing": [StrOptions(set(MISSING))]})
+                              "class_prior": ["array-like", None], "missing": [StrOptions(set(MISSING))],
+                              **N_JOBS})
     _scoring_params = ("missing",)
 
-    def __init__(self, estimators=None, *, fit_prior=True, class_prior=None, missing="error"):
+    def __init__(self, estimators=None, *, fit_prior=True, class_prior=None, missing="error", n_jobs=None):
         self.estimators = estimators
+        self.n_jobs = n_jobs
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.missing = missing
@@ -313,6 +316,7 @@ class MixedNB(_BaseComposition, _BaseNB):
             )
         return X
 
+    @uses_n_jobs
     def fit(self, X, y, sample_weight=None):
         """Fit every part on its columns, with one shared class prior.
 
@@ -329,6 +333,7 @@ class MixedNB(_BaseComposition, _BaseNB):
         return self._fit(X, y, None, sample_weight, partial=False)
 
     @serialized
+    @uses_n_jobs
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Incremental fit of every part on a batch.
 

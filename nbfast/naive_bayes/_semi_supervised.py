@@ -33,6 +33,7 @@ from nbfast._kernels.scoring import Output
 from nbfast._validation import _feature_names, check_sample_weight, check_y, check_y_shape
 from nbfast.naive_bayes._base import _StatisticsNB
 from nbfast.naive_bayes._capabilities import NotIncremental
+from nbfast.naive_bayes._jobs import N_JOBS, uses_n_jobs
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
 from nbfast.naive_bayes._params import Interval, check_parameters, declare
 from nbfast.naive_bayes._wrapper import _WrapperNB
@@ -170,10 +171,13 @@ class SemiSupervisedNB(_WrapperNB):
         "tol": [Interval(Real, 0, None, closed="left")],
         "unlabeled_weight": [Interval(Real, 0, None, closed="left")],
         "unlabeled": [object],  # any one label value: checked against y
+        **N_JOBS,
     })
 
-    def __init__(self, estimator=None, *, max_iter=10, tol=1e-4, unlabeled_weight=1.0, unlabeled=-1):
+    def __init__(self, estimator=None, *, max_iter=10, tol=1e-4, unlabeled_weight=1.0, unlabeled=-1,
+                 n_jobs=None):
         self.estimator = estimator
+        self.n_jobs = n_jobs
         self.max_iter = max_iter
         self.tol = tol
         self.unlabeled_weight = unlabeled_weight
@@ -184,6 +188,7 @@ class SemiSupervisedNB(_WrapperNB):
         check_parameters(self)
         return int(self.max_iter), float(self.tol), float(self.unlabeled_weight)
 
+    @uses_n_jobs
     def fit(self, X, y, sample_weight=None):
         """Fit the estimator on the labelled rows, then by EM on all of them.
 

@@ -9,6 +9,7 @@ import inspect
 import numpy as np
 
 from nbfast import _compat
+from nbfast.naive_bayes._jobs import RUNTIME_PARAMS
 
 
 def sklearn_estimator(name):
@@ -48,6 +49,8 @@ def carry_params(params, source, target):
     defaults = inspect.signature(source.__init__).parameters
     carried = {}
     for name, value in params.items():
+        if name in RUNTIME_PARAMS and name not in accepted:  # how nbfast computes, not what
+            continue
         if name in accepted:
             carried[name] = copy_value(value)
         elif not _is_default(value, defaults[name].default):

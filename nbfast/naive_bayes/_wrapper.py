@@ -10,6 +10,7 @@ import numpy as np
 from nbfast._validation import check_is_fitted
 from nbfast.naive_bayes._base import _BaseNB
 from nbfast.naive_bayes._discrete import MultinomialNB
+from nbfast.naive_bayes._jobs import uses_n_jobs
 
 
 class _WrapperNB(_BaseNB):
@@ -47,6 +48,7 @@ class _WrapperNB(_BaseNB):
     def _check_X(self, X, reset):
         return self.estimator_._check_X(X, reset=False)
 
+    @uses_n_jobs
     def predict_joint_log_proba(self, X):
         """The underlying model's joint log-likelihood log P(x, y).
 

@@ -14,7 +14,13 @@ import numpy as np
 
 from nbfast import _sparse as sp
 from nbfast._kernels import lines as _lines
-from nbfast._kernels.threads import available_cpus, effective_n_threads, limit_this_thread
+from nbfast._kernels.threads import (
+    adopt_limit_state,
+    available_cpus,
+    effective_n_threads,
+    limit_state,
+    limit_this_thread,
+)
 
 
 class Block:
@@ -200,7 +206,8 @@ class _Prefetched:
         self._items = queue.Queue(maxsize=1)
         self._stop = threading.Event()
         self._ended = False
-        self._thread = threading.Thread(target=self._produce, args=(iterable,), daemon=True)
+        # the producer works for this thread: the same n_jobs limit (a command's --jobs) sizes its kernels and maps
+        self._thread = threading.Thread(target=self._produce, args=(iterable, limit_state()), daemon=True)
         self._thread.start()
 
     def _hand_over(self, entry):
@@ -213,7 +220,8 @@ class _Prefetched:
                 pass
         return False
 
-    def _produce(self, iterable):
+    def _produce(self, iterable, limit):
+        adopt_limit_state(limit)
         try:
             for item in iterable:
                 if not self._hand_over((item, None)):

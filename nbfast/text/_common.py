@@ -13,7 +13,7 @@ import numpy as np
 from nbfast import _compat
 from nbfast import _sparse as sp
 from nbfast._kernels import tokens as _tokens
-from nbfast._kernels.threads import effective_n_threads
+from nbfast._kernels.threads import effective_n_threads, n_jobs_limit
 from nbfast.text._arrow import ArrowColumn, ArrowDocuments, arrow_column
 from nbfast.text._lines import DocumentBlocks, TextLines
 
@@ -53,6 +53,8 @@ class ParameterConstraints:
             constraints = dict(reference._parameter_constraints)
             if self.batch_size:
                 constraints["batch_size"] = [validation.Interval(Integral, 1, None, closed="left")]
+                constraints["n_jobs"] = [None, validation.Interval(Integral, 1, None, closed="left"),
+                                         validation.Interval(Integral, None, -1, closed="right")]
             self.constraints = constraints
         return self.constraints
 
@@ -123,6 +125,28 @@ def check_analyzer_params(estimator):
     check_bool(estimator, "lowercase")
     check_ngram_range(estimator)
     check_positive_int(estimator, "batch_size")
+    check_n_jobs(estimator)
+
+
+def check_n_jobs(estimator):
+    """``n_jobs`` as scikit-learn takes it: None, a positive int, or -1 (every CPU), -2, ..."""
+    value = getattr(estimator, "n_jobs", None)  # a vectorizer pickled before the parameter existed has none
+    if value is not None and (not isinstance(value, Integral) or value == 0):
+        raise invalid_parameter(f"n_jobs must be None, a positive int or a negative int (-1: one thread per CPU), "
+                                f"got {value!r}.")
+
+
+def uses_n_jobs(method):
+    """Decorator: ``method`` checks ``n_jobs`` first, then runs its kernels on the threads it asks for (None: the
+    default policy, see :func:`nbfast._kernels.threads.effective_n_threads`)."""
+
+    @functools.wraps(method)
+    def with_n_jobs(self, *args, **kwargs):
+        check_n_jobs(self)
+        with n_jobs_limit(getattr(self, "n_jobs", None)):
+            return method(self, *args, **kwargs)
+
+    return with_n_jobs
 
 
 def uses_native_tokenizer(estimator):

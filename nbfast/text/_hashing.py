@@ -117,7 +117,9 @@ class HashingVectorizer(AnalysisMixin, BaseEstimator):
         alternate_sign=True,
         dtype=np.float64,
         batch_size=16384,
+        n_jobs=None,
     ):
+        self.n_jobs = n_jobs
         self.input = input
         self.encoding = encoding
         self.decode_error = decode_error
@@ -154,6 +156,7 @@ class HashingVectorizer(AnalysisMixin, BaseEstimator):
         )
 
     # ------------------------------------------------------------------ API
+    @_common.uses_n_jobs
     def fit(self, X, y=None):
         """Only validate the parameters: the vectorizer is stateless.
 
@@ -176,6 +179,7 @@ class HashingVectorizer(AnalysisMixin, BaseEstimator):
             self._sklearn_twin().fit([], y)
         return self
 
+    @_common.uses_n_jobs
     def partial_fit(self, X, y=None):
         """Only validate the parameters (see :meth:`fit`).
 
@@ -193,6 +197,7 @@ class HashingVectorizer(AnalysisMixin, BaseEstimator):
         """
         return self.fit(X, y)
 
+    @_common.uses_n_jobs
     def transform(self, X):
         """Turn documents into a hashed document-term matrix.
 
@@ -210,6 +215,7 @@ class HashingVectorizer(AnalysisMixin, BaseEstimator):
         """
         return _common.as_configured_sparse(sp.as_csr(self._transform_rows(X)))
 
+    @_common.uses_n_jobs
     def _transform_rows(self, X):
         """What :meth:`transform` returns, as the kernels made it (:class:`nbfast._sparse.Rows`, when the
         documents fit in one batch) or as a csr_matrix: the streaming readers keep its buffers."""
@@ -225,6 +231,7 @@ class HashingVectorizer(AnalysisMixin, BaseEstimator):
             raise ValueError("Cannot vectorize empty sequence.")
         return parts[0] if len(parts) == 1 else _common.stack_rows([sp.as_csr(part) for part in parts])
 
+    @_common.uses_n_jobs
     def fit_transform(self, X, y=None):
         """Validate the parameters and transform X (see :meth:`transform`).
 

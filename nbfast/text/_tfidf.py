@@ -276,6 +276,7 @@ stop_words, token_pattern, ngram_range, max_df, min_df, max_features, vocabulary
         smooth_idf=True,
         sublinear_tf=False,
         batch_size=16384,
+        n_jobs=None,
     ):
         super().__init__(
             input=input,
@@ -296,6 +297,7 @@ stop_words, token_pattern, ngram_range, max_df, min_df, max_features, vocabulary
             binary=binary,
             dtype=dtype,
             batch_size=batch_size,
+            n_jobs=n_jobs,
         )
         self.norm = norm
         self.use_idf = use_idf

@@ -145,7 +145,9 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
         binary=False,
         dtype=np.int64,
         batch_size=16384,
+        n_jobs=None,
     ):
+        self.n_jobs = n_jobs
         self.input = input
         self.encoding = encoding
         self.decode_error = decode_error
@@ -279,6 +281,7 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
             )
 
     # ------------------------------------------------------------------ API
+    @_common.uses_n_jobs
     def fit(self, raw_documents, y=None):
         """Learn the vocabulary of the documents.
 
@@ -298,6 +301,7 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
         self._fit_documents(raw_documents, want_matrix=False)
         return self
 
+    @_common.uses_n_jobs
     def fit_transform(self, raw_documents, y=None):
         """Learn the vocabulary and return the document-term matrix.
 
@@ -318,6 +322,7 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
         X = self._fit_documents(raw_documents, want_matrix=True)
         return _common.as_configured_sparse(self._finish(X))
 
+    @_common.uses_n_jobs
     def transform(self, raw_documents):
         """Count the vocabulary's terms in documents; other words are ignored.
 
@@ -333,6 +338,7 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
         """
         return _common.as_configured_sparse(sp.as_csr(self._transform_rows(raw_documents)))
 
+    @_common.uses_n_jobs
     def _transform_rows(self, raw_documents):
         """What :meth:`transform` returns, as the kernels made it (:class:`nbfast._sparse.Rows`) or as
         scikit-learn did (a csr_matrix): the streaming readers keep its buffers."""

@@ -88,3 +88,45 @@ def test_text_read_in_blocks_is_bit_identical_for_1_2_and_4_threads(tmp_path, n_
             for a, b in zip(arrays, expected):
                 np.testing.assert_array_equal(a, b)
         assert (hashed != results[0][2]).nnz == 0 and np.array_equal(hashed.data, results[0][2].data)
+
+
+def test_n_jobs_limits_nest_and_a_ceiling_holds_inner_ones_down(monkeypatch):
+    monkeypatch.setattr(threads, "_cpu_budget", 6)
+    assert threads.threads_for_n_jobs(None) is None
+    assert [threads.threads_for_n_jobs(n) for n in (1, 5, -1, -2, -6, -9)] == [1, 5, 6, 5, 1, 1]
+    with pytest.raises(ValueError, match="n_jobs == 0"):
+        threads.threads_for_n_jobs(0)
+    default = threads.effective_n_threads()
+    with threads.n_jobs_limit(3):
+        assert threads.effective_n_threads() == 3
+        assert threads.effective_n_threads(n_work=threads.MIN_WORK_PER_THREAD) == 1  # small calls stay serial
+        with threads.n_jobs_limit(None):
+            assert threads.effective_n_threads() == 3
+        with threads.n_jobs_limit(5):
+            assert threads.effective_n_threads() == 5
+        assert threads.effective_n_threads() == 3
+    with threads.n_jobs_limit(2, ceiling=True):
+        with threads.n_jobs_limit(5):
+            assert threads.effective_n_threads() == 2
+        with threads.n_jobs_limit(1):
+            assert threads.effective_n_threads() == 1
+    assert threads.effective_n_threads() == default and threads.limit_state() == (None, None)
+
+
+def test_an_n_jobs_limit_belongs_to_its_thread_and_those_that_adopt_it():
+    import threading
+
+    seen = {}
+    with threads.n_jobs_limit(3, ceiling=True):
+        state = threads.limit_state()
+
+        def other(name, adopt):
+            if adopt:
+                threads.adopt_limit_state(state)
+            seen[name] = threads.limit_state()
+
+        for name, adopt in (("plain", False), ("adopting", True)):
+            thread = threading.Thread(target=other, args=(name, adopt))
+            thread.start()
+            thread.join()
+    assert seen == {"plain": (None, None), "adopting": (3, 3)}

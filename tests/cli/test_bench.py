@@ -266,6 +266,33 @@ def test_bench_cli_times_whole_processes_and_compares_labels(capsys):
         assert ("speedup" in row) == ("own_docs_per_s" in row) == (library == "nbfast")
 
 
+def test_bench_cli_threads_prints_a_scaling_table_with_the_serial_share(capsys):
+    argv = ["bench", "--cli", "--n-samples", "200", "--n-classes", "3", "--repeats", "1", "--threads", "1", "2"]
+    assert main(argv + ["--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["scaling"]
+    assert [(r["operation"], r["threads"]) for r in rows] == [("train", 1), ("train", 2), ("predict", 1), ("predict", 2)]
+    for row in rows:
+        assert row["seconds"] > 0 and len(row["times"]) == 1
+        assert (row["serial_share"] is None) == (row["threads"] == 1) and (row["speedup"] == 1) >= (row["threads"] == 1)
+    assert main(argv[:-1]) == 0
+    out = capsys.readouterr().out
+    assert "serial share" in out and "CPUs" in out and "predict" in out
+
+
+def test_the_serial_share_is_amdahls_fitted_to_two_runs():
+    from nbfast.cli.bench.processes import serial_share
+
+    assert serial_share(10.0, 10.0, 1, 4) == pytest.approx(1.0)  # nothing shrank
+    assert serial_share(10.0, 2.5, 1, 4) == pytest.approx(0.0)  # all of it did
+    assert serial_share(10.0, 5.5, 1, 2) == pytest.approx(0.1)  # 1 s serial + 9 s on two threads
+    assert serial_share(10.0, 10.0, 2, 2) is None
+
+
+def test_several_thread_counts_are_only_for_the_cli_benchmark(capsys):
+    assert main(["bench", "--threads", "1", "2"]) == 2
+    assert "--threads takes several counts only with --cli" in capsys.readouterr().err
+
+
 def test_bench_cli_refuses_options_of_the_other_benchmarks(capsys):
     assert main(["bench", "--cli", "--estimator", "MultinomialNB"]) == 2
     assert "--estimator: not an option of --cli" in capsys.readouterr().err

@@ -8,7 +8,7 @@ from support.helpers import CONTAINERS, FLOAT_DTYPES, INDEX_DTYPES, as_container
 
 import nbfast
 from nbfast._validation import check_X
-from nbfast.naive_bayes import _cv
+from nbfast.naive_bayes import _cv, _cv_scores
 
 model_selection = pytest.importorskip("sklearn.model_selection")
 estimator_checks = pytest.importorskip("sklearn.utils.estimator_checks")
@@ -113,8 +113,8 @@ def test_unsmoothed_and_per_alpha_scored_models_match_too(name):
     expected = grid_search(PAIRS[name], alphas, 3, "neg_log_loss", X, y)
     assert_same_search(getattr(nbfast, name)(alphas=alphas, cv=3, scoring="neg_log_loss").fit(X, y), expected, alphas)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_cv, "_STACK_BYTES", 1)
-        patch.setattr(_cv, "_OUTPUT_BYTES", 1000)
+        patch.setattr(_cv_scores, "_STACK_BYTES", 1)
+        patch.setattr(_cv_scores, "_OUTPUT_BYTES", 1000)
         assert_same_search(getattr(nbfast, name)(alphas=alphas, cv=3, scoring="neg_log_loss").fit(X, y), expected,
                            alphas)
 
@@ -367,9 +367,9 @@ SCORES_BEFORE_BLOCKS = {
 @pytest.mark.parametrize("budgets", ["default", "one alpha and a few rows at a time"])
 def test_alphas_scored_in_blocks_give_the_same_scores_bit_for_bit(name, scoring, budgets, monkeypatch):
     if budgets != "default":
-        monkeypatch.setattr(_cv, "_ROW_BYTES", 1)
-        monkeypatch.setattr(_cv, "_STACK_BYTES", 1)
-        monkeypatch.setattr(_cv, "_OUTPUT_BYTES", 1000)
+        monkeypatch.setattr(_cv_scores, "_ROW_BYTES", 1)
+        monkeypatch.setattr(_cv_scores, "_STACK_BYTES", 1)
+        monkeypatch.setattr(_cv_scores, "_OUTPUT_BYTES", 1000)
     X, y = cv_data(PAIRS[name])
     weights = np.random.default_rng(1).uniform(0.2, 3.0, size=len(y))
     model = getattr(nbfast, name)(alphas=[0.0, 0.01, 0.3, 1.0, 7.0], cv=3, scoring=scoring).fit(X, y, weights)

@@ -205,17 +205,23 @@ def test_invalid_parameters_raise_what_scikit_learn_raises(name, param, value):
 
 
 @pytest.mark.parametrize("name", ALL)
-def test_constraints_are_scikit_learns_plus_batch_size(name):
+def test_constraints_are_scikit_learns_plus_batch_size_and_n_jobs(name):
     ours = getattr(nbfast.text, name)._parameter_constraints
     theirs = getattr(sk_text, name)._parameter_constraints
     assert {key: ours[key] for key in theirs} == theirs
-    assert set(ours) - set(theirs) == ({"batch_size"} if name != "TfidfTransformer" else set())
+    assert set(ours) - set(theirs) == ({"batch_size", "n_jobs"} if name != "TfidfTransformer" else set())
 
 
 @pytest.mark.parametrize("name", VECTORIZERS)
 def test_batch_size_is_constrained(name):
     with pytest.raises(param_validation.InvalidParameterError, match=f"'batch_size' parameter of {name}"):
         fit(getattr(nbfast.text, name)(batch_size=0))
+
+
+@pytest.mark.parametrize("name", VECTORIZERS)
+def test_n_jobs_is_constrained(name):
+    with pytest.raises(param_validation.InvalidParameterError, match="n_jobs"):
+        fit(getattr(nbfast.text, name)(n_jobs=0))
 
 
 @pytest.mark.parametrize("name", VECTORIZERS)

@@ -562,7 +562,7 @@ def test_pickle_clone_and_params(cls_name):
     assert clone.get_params() == vectorizer.get_params()
     assert not hasattr(clone, "vocabulary_")
     sk_params = set(getattr(sk_text, cls_name)().get_params())
-    assert set(vectorizer.get_params()) == sk_params | {"batch_size"}
+    assert set(vectorizer.get_params()) == sk_params | {"batch_size", "n_jobs"}
     assert repr(cls(max_features=3)) == f"{cls_name}(max_features=3)"
     assert_same_matrix(clone.set_params(batch_size=2).fit_transform(DOCUMENTS), vectorizer.fit_transform(DOCUMENTS))
 

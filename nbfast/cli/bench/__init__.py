@@ -39,8 +39,10 @@ def add_arguments(parser):
     )
     parser.add_argument("--estimator", nargs="+", help="estimator name(s), or 'all' (default MultinomialNB)")
     parser.add_argument(
-        "--threads", type=positive_int, default=None,
-        help="threads for both libraries (nbfast's OpenMP and the BLAS); default: all cores",
+        "--threads", type=positive_int, nargs="+", default=None, metavar="N",
+        help="threads for both libraries (nbfast's OpenMP and the BLAS); default: all cores. With --cli, one or "
+        "more counts: nbfast's processes run with each (-j N) and a scaling table gives each count's time, "
+        "speed-up over the first count and serial share",
     )
     parser.add_argument("--repeats", type=positive_int, default=3, help="timed runs per operation, median reported (default 3)")
     parser.add_argument(
@@ -59,5 +61,9 @@ def add_arguments(parser):
 
 
 def run(args):
+    if not args.cli and args.threads is not None:
+        if len(args.threads) > 1:
+            raise ValueError("--threads takes several counts only with --cli")
+        args.threads = args.threads[0]
     with busy_core(args.busy):
         return (processes if args.cli else text if args.text else estimators).run(args)

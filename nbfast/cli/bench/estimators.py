@@ -49,7 +49,7 @@ from nbfast.cli.bench._harness import (
 )
 from nbfast.datasets import make_documents
 from nbfast.naive_bayes import ESTIMATORS
-from nbfast.naive_bayes._base import held_nbytes
+from nbfast.naive_bayes._memory import held_nbytes
 
 OPERATIONS = ("fit", "fit+predict", "partial_fit", "predict", "predict_proba")
 #: --corpus: the defaults of the corpus options, and the other make_documents keywords.

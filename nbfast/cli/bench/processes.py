@@ -46,8 +46,7 @@ CORPUS = {"mean_length": 8, "n_words": 50_000, "class_separation": 0.3}
 TRAIN_FRACTION = 10  # one training document per TRAIN_FRACTION documents to label
 # Options of the other benchmarks, refused with --cli: (attribute, flag).
 OTHER_OPTIONS = (("estimator", "--estimator"), ("dtype", "--dtype"), ("batch_size", "--batch-size"),
-                 ("plot", "--plot"), ("corpus", "--corpus"), ("n_features", "--n-features"), ("threads", "--threads"),
-                 ("text", "--text"))
+                 ("plot", "--plot"), ("corpus", "--corpus"), ("n_features", "--n-features"), ("text", "--text"))
 _OWN_RATE = re.compile(r"\(([\d,]+) rows/s\)")  # the rate in nbfast's closing line
 
 
@@ -63,10 +62,14 @@ def run(args):
         print(f"Writing {args.n_samples:,} documents to label and {args.n_samples // TRAIN_FRACTION:,} to train on, "
               f"{args.n_classes} classes ...", file=log, flush=True)
         corpus = write_corpus(folder, args.n_samples, args.n_classes, args.seed)
-        commands = _commands(folder)
-        sides = [side for side in ("nbfast", "scikit-learn") if side in commands["train"]]
         report = {"machine": {**machine_info(None, None), "busy": args.busy}, "corpus": corpus,
                   "repeats": args.repeats, "results": []}
+        if args.threads:
+            report["scaling"] = time_scaling(folder, args.threads, args.repeats, corpus, log)
+            _print(report, args.json, print_scaling)
+            return 0
+        commands = _commands(folder)
+        sides = [side for side in ("nbfast", "scikit-learn") if side in commands["train"]]
         for operation in ("train", "predict"):
             print(f"timing {operation}: {' and '.join(sides)}, alternately, {args.repeats} runs each ...", file=log,
                   flush=True)
@@ -74,11 +77,15 @@ def run(args):
                                                     corpus["n_train" if operation == "train" else "n_predict"]))
         if "scikit-learn" in sides:
             report["labels_identical"] = (folder / "nbfast.csv").read_bytes() == (folder / "scikit-learn.csv").read_bytes()
-    if args.json:
+    _print(report, args.json, print_table)
+    return 0 if report.get("labels_identical", True) else 1
+
+
+def _print(report, as_json, print_report):
+    if as_json:
         print(json.dumps(report, indent=2))
     else:
-        print_table(report)
-    return 0 if report.get("labels_identical", True) else 1
+        print_report(report)
 
 
 def _check_args(args):
@@ -111,7 +118,52 @@ def write_corpus(folder, n_predict, n_classes, seed):
             "predict_bytes": os.path.getsize(folder / "predict.tsv")}
 
 
-def _commands(folder):
+def time_scaling(folder, counts, repeats, corpus, log):
+    """nbfast's train and predict processes with ``-j`` each of ``counts``, alternately: a row per operation and
+    count, with the speed-up over the first count and the serial share (:func:`serial_share`)."""
+    commands = _commands(folder, with_sklearn=False)
+    rows = []
+    for operation in ("train", "predict"):  # train first: predict reads its model
+        print(f"timing nbfast {operation} with {', '.join(map(str, counts))} thread(s), alternately, {repeats} runs "
+              "each ...", file=log, flush=True)
+        runs = {n: [] for n in counts}
+        for _ in range(repeats):
+            for n in counts:
+                runs[n].append(run_process(commands[operation]["nbfast"] + ["-j", str(n)])[0])
+        n_documents = corpus["n_train" if operation == "train" else "n_predict"]
+        first = statistics.median(runs[counts[0]])
+        for n in counts:
+            seconds = statistics.median(runs[n])
+            rows.append({"operation": operation, "threads": n, "seconds": seconds, "times": runs[n],
+                         "docs_per_s": n_documents / seconds, "speedup": first / seconds,
+                         "serial_share": serial_share(first, seconds, counts[0], n)})
+    return rows
+
+
+def serial_share(first_seconds, seconds, first_threads, n_threads):
+    """The share of a ``first_threads`` run that did not shrink with more threads, as Amdahl's law gives it from
+    two runs (the Karp-Flatt metric): ``(r - 1/k) / (1 - 1/k)``, ``r`` the time ratio and ``k`` the ratio of the
+    thread counts; None for the same count."""
+    k = n_threads / first_threads
+    if k == 1:
+        return None
+    return (seconds / first_seconds - 1 / k) / (1 - 1 / k)
+
+
+def print_scaling(report):
+    corpus, machine = report["corpus"], report["machine"]
+    print(f"\nScaling of whole nbfast processes on raw text: {corpus['n_predict']:,} documents to label, "
+          f"{corpus['n_train']:,} to train on, {corpus['n_classes']} classes; {machine.get('cpu', 'this machine')}, "
+          f"{machine.get('nproc', '?')} CPUs; medians of {report['repeats']} alternate runs"
+          f"{', a busy core beside' if machine['busy'] else ''}")
+    share = column("serial share", ">14", lambda r: "" if r["serial_share"] is None else f"{r['serial_share']:.0%}")
+    print_rows(report["scaling"], [column("operation", "<10"), column("threads", ">7"), SECONDS, DOCS_PER_S,
+                                   column("speed-up", ">10", lambda r: f"{r['speedup']:.2f}x"), share])
+    print("speed-up: over the first count; serial share: the part of that run that more threads did not shrink "
+          "(Amdahl's law fitted to the two runs)")
+
+
+def _commands(folder, with_sklearn=True):
     """{operation: {side: argv}}; the scikit-learn side only when its script and scikit-learn are there."""
     nbfast = [sys.executable, "-m", "nbfast.cli"]
     commands = {
@@ -120,6 +172,8 @@ def _commands(folder):
         "predict": {"nbfast": nbfast + ["predict", str(folder / "model.nbf"), str(folder / "predict.tsv"), "-o",
                                         str(folder / "nbfast.csv")]},
     }
+    if not with_sklearn:
+        return commands
     if SKLEARN_SCRIPT.is_file() and _sklearn_script_runs():
         script = [sys.executable, str(SKLEARN_SCRIPT)]
         commands["train"]["scikit-learn"] = script + ["train", str(folder / "train.tsv"), "-o",
