@@ -1,7 +1,7 @@
 """Every optional dependency in one place: flags, named loaders, and the estimator base classes.
 
 nbfast needs only numpy and scipy.  scikit-learn, Dask, tqdm, threadpoolctl,
-matplotlib and pandas are optional; no other module of nbfast names them.  A
+matplotlib, pandas, PySpark and pyarrow are optional; no other module of nbfast names them.  A
 feature that needs one calls its loader here (:func:`sklearn_naive_bayes`,
 :func:`dask_array`, :func:`tqdm`, ...), which imports it on first use or raises
 :class:`MissingDependency` naming the extra to install.
@@ -54,6 +54,8 @@ TQDM_INSTALLED = _installed("tqdm")
 THREADPOOLCTL_INSTALLED = _installed("threadpoolctl")
 MATPLOTLIB_INSTALLED = _installed("matplotlib")
 PANDAS_INSTALLED = _installed("pandas")
+PYSPARK_INSTALLED = _installed("pyspark")
+PYARROW_INSTALLED = _installed("pyarrow")
 
 
 class MissingDependency(ImportError):
@@ -123,6 +125,17 @@ def dask(purpose="nbfast.dask"):
 def dask_array(purpose="nbfast.dask"):
     """The ``dask.array`` module, or MissingDependency."""
     return _require("dask.array", "dask", purpose)
+
+
+def pyarrow(name=None, purpose="nbfast.spark"):
+    """``pyarrow``, or ``pyarrow.<name>`` (``"parquet"``), or MissingDependency naming the extra ``spark``."""
+    return _require("pyarrow" if name is None else f"pyarrow.{name}", "spark", purpose)
+
+
+def pyspark(name=None, purpose="nbfast.spark"):
+    """``pyspark`` (``TaskContext``), or ``pyspark.<name>`` (``"sql"``, ``"sql.functions"``, ``"sql.types"``,
+    ``"ml.functions"``), or MissingDependency naming the extra ``spark``."""
+    return _require("pyspark" if name is None else f"pyspark.{name}", "spark", purpose)
 
 
 def tqdm_if_installed():

@@ -23,7 +23,7 @@ LAYERS = (
     ("nbfast.decision", "nbfast.linear", "nbfast.merge", "nbfast.interop", "nbfast._patch", "nbfast.calibration",
      "nbfast.evaluation", "nbfast.explanation"),
     ("nbfast.persist", "nbfast.readers"),
-    ("nbfast.dask",),
+    ("nbfast.dask", "nbfast.spark"),  # front ends, beside each other
     ("nbfast",),
     ("nbfast.cli", "nbfast.__main__"),  # `python -m nbfast` runs the command line: an entry point, at the top
 )
@@ -123,7 +123,8 @@ def test_the_walk_sees_function_level_and_relative_imports(tmp_path, monkeypatch
     assert layer_of("nbfast.cli") > layer_of("nbfast.naive_bayes._probe")
 
 
-OPTIONAL_MODULES = ("sklearn", "dask", "distributed", "tqdm", "threadpoolctl", "matplotlib", "pandas")
+OPTIONAL_MODULES = ("sklearn", "dask", "distributed", "tqdm", "threadpoolctl", "matplotlib", "pandas", "pyspark",
+                    "pyarrow")
 
 
 def names_optional_module(text):
