@@ -15,6 +15,8 @@ pyspark is imported only by the functions that run on Spark: reading and
 writing Spark ML models needs pyarrow alone.
 """
 
+from nbfast.spark._fit import fit
 from nbfast.spark._ml_files import from_spark_ml, to_spark_ml
+from nbfast.spark._score import predict, predict_proba, predict_udf
 
-__all__ = ["from_spark_ml", "to_spark_ml"]
+__all__ = ["fit", "from_spark_ml", "predict", "predict_proba", "predict_udf", "to_spark_ml"]
