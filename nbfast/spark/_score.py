@@ -30,6 +30,8 @@ def _score_batches(batches, *, broadcast, key, input_col, kept, prediction_col, 
     model, vectorizer, labels = worker_model(broadcast, key)
     limit_threads()
     for batch in batches:
+        if batch.num_rows == 0:  # nothing to vectorize (a vectorizer refuses an empty sequence): no rows out
+            continue
         X = features(batch.column(input_col), vectorizer, model.n_features_in_, input_col)
         columns = [batch.column(name) for name in kept]
         names = list(kept)
