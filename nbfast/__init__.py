@@ -17,7 +17,7 @@ included, and that no import circle exists).  From the bottom up:
 4. operations on fitted models: ``decision``, ``linear``, ``merge``,
    ``interop``, ``_patch``, ``evaluation``, ``explanation``;
 5. ``persist`` (model files) and ``readers`` (chunked file readers);
-6. ``dask``;
+6. ``dask`` and ``spark``: front ends that run nbfast on a cluster;
 7. this module: the public names, each imported on first use;
 8. ``cli``: the ``nbfast`` command, its benchmark harness under ``cli/bench``.
 """

@@ -1,7 +1,7 @@
 """Every optional dependency in one place: flags, named loaders, and the estimator base classes.
 
 nbfast needs only numpy and scipy.  scikit-learn, Dask, tqdm, threadpoolctl,
-matplotlib, pandas and pyarrow are optional; no other module of nbfast names them.  A
+matplotlib, pandas, pyarrow, polars and PySpark are optional; no other module of nbfast names them.  A
 feature that needs one calls its loader here (:func:`sklearn_class`,
 :func:`dask_array`, :func:`tqdm`, ...), which imports it on first use or raises
 :class:`MissingDependency` naming the extra to install.
@@ -37,6 +37,7 @@ import importlib
 import importlib.util
 import inspect
 import sys
+import threading
 
 import numpy as np
 
@@ -54,6 +55,8 @@ TQDM_INSTALLED = _installed("tqdm")
 THREADPOOLCTL_INSTALLED = _installed("threadpoolctl")
 MATPLOTLIB_INSTALLED = _installed("matplotlib")
 PANDAS_INSTALLED = _installed("pandas")
+PYSPARK_INSTALLED = _installed("pyspark")
+PYARROW_INSTALLED = _installed("pyarrow")
 
 
 class MissingDependency(ImportError):
@@ -133,6 +136,17 @@ def dask_array(purpose="nbfast.dask"):
     return _require("dask.array", "dask", purpose)
 
 
+def pyarrow(name=None, purpose="nbfast.spark", extra="spark"):
+    """``pyarrow``, or ``pyarrow.<name>`` (``"parquet"``), or MissingDependency naming ``extra``."""
+    return _require("pyarrow" if name is None else f"pyarrow.{name}", extra, purpose)
+
+
+def pyspark(name=None, purpose="nbfast.spark"):
+    """``pyspark`` (``TaskContext``), or ``pyspark.<name>`` (``"sql"``, ``"sql.functions"``, ``"sql.types"``,
+    ``"ml.functions"``), or MissingDependency naming the extra ``spark``."""
+    return _require("pyspark" if name is None else f"pyspark.{name}", "spark", purpose)
+
+
 def tqdm_if_installed():
     """The ``tqdm`` module, or None."""
     return _optional("tqdm") if TQDM_INSTALLED else None
@@ -146,11 +160,6 @@ def threadpoolctl(purpose):
 def threadpoolctl_if_installed():
     """The ``threadpoolctl`` module, or None."""
     return _optional("threadpoolctl") if THREADPOOLCTL_INSTALLED else None
-
-
-def pyarrow(purpose):
-    """The ``pyarrow`` module, or MissingDependency."""
-    return _require("pyarrow", "arrow", purpose)
 
 
 def as_arrow(X):
@@ -169,7 +178,7 @@ def as_arrow(X):
         X = X.to_arrow()
     elif library != "pyarrow":
         return None
-    pa = pyarrow("reading Arrow data")
+    pa = pyarrow(purpose="reading Arrow data", extra="arrow")
     return X if isinstance(X, (pa.Array, pa.ChunkedArray)) else None
 
 
@@ -384,17 +393,27 @@ class _ScikitLearnImportHook:
     ``importlib.abc.MetaPathFinder``, whose import costs more than `import nbfast` may.
     """
 
+    def __init__(self):
+        self._searching = threading.local()  # this thread is inside its own search (the finders below it)
+
     def find_spec(self, fullname, path, target=None):
-        if fullname != "sklearn":
+        # Other code may only look for scikit-learn (importlib.util.find_spec), never executing the spec it gets:
+        # the hook stays in place until the package has run.
+        if fullname != "sklearn" or getattr(self._searching, "active", False):
             return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(fullname)
+        self._searching.active = True
+        try:
+            spec = importlib.util.find_spec(fullname)
+        finally:
+            self._searching.active = False
         if spec is None or spec.loader is None:
             return spec
         execute = spec.loader.exec_module
 
         def exec_module(module):
             execute(module)
+            if self in sys.meta_path:
+                sys.meta_path.remove(self)
             _adopt_scikit_learn()
 
         spec.loader.exec_module = exec_module

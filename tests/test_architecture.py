@@ -23,7 +23,7 @@ LAYERS = (
     ("nbfast.decision", "nbfast.linear", "nbfast.merge", "nbfast.interop", "nbfast._patch", "nbfast.calibration",
      "nbfast.evaluation", "nbfast.explanation"),
     ("nbfast.persist", "nbfast.readers"),
-    ("nbfast.dask",),
+    ("nbfast.dask", "nbfast.spark"),  # front ends, beside each other
     ("nbfast",),
     ("nbfast.cli", "nbfast.__main__"),  # `python -m nbfast` runs the command line: an entry point, at the top
 )
@@ -124,7 +124,7 @@ def test_the_walk_sees_function_level_and_relative_imports(tmp_path, monkeypatch
 
 
 OPTIONAL_MODULES = ("sklearn", "dask", "distributed", "tqdm", "threadpoolctl", "matplotlib", "pandas", "pyarrow",
-                    "polars")
+                    "polars", "pyspark")
 
 
 def names_optional_module(text):

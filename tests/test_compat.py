@@ -149,6 +149,9 @@ def test_estimators_made_before_scikit_learn_is_imported_are_scikit_learn_estima
         model, vectorizer = nbfast.MultinomialNB(alpha=0.5), CountVectorizer()
         mixed = nbfast.MixedNB([("counts", nbfast.MultinomialNB(), [0, 1])])
         assert "sklearn" not in sys.modules
+        import importlib.util
+        assert importlib.util.find_spec("sklearn") is not None  # another library looks for it first (pyspark)
+        assert "sklearn" not in sys.modules
 
         import sklearn
         from sklearn.base import BaseEstimator, ClassifierMixin, clone, is_classifier

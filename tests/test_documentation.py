@@ -18,6 +18,7 @@ import pytest
 import nbfast
 import nbfast.dask
 import nbfast.datasets
+import nbfast.spark
 import nbfast.text
 
 ROOT = Path(__file__).parents[1]  # the clone
@@ -37,7 +38,7 @@ EXAMPLES = [(path, index) for path in PAGES for index in range(len(python_exampl
 def test_the_pages_have_examples_and_skip_only_marked_ones():
     examples = [python_examples(path)[index] for path, index in EXAMPLES]
     assert len(python_examples(README)) >= 2 and len(examples) >= 15
-    assert sum(NOT_RUN in example for example in examples) == 1  # Dask: it needs a cluster
+    assert sum(NOT_RUN in example for example in examples) == 2  # Dask and Spark: they need a cluster
 
 
 @pytest.mark.parametrize(("path", "index"), EXAMPLES, ids=[f"{p.relative_to(ROOT)}-{i}" for p, i in EXAMPLES])
@@ -45,7 +46,7 @@ def test_example_runs_from_the_clone_root(path, index):
     pytest.importorskip("sklearn")
     example = python_examples(path)[index]
     if NOT_RUN in example:
-        pytest.skip("needs a Dask cluster")
+        pytest.skip("needs a Dask or Spark cluster")
     before = set(ROOT.iterdir())
     try:
         result = subprocess.run([sys.executable, "-c", example], cwd=ROOT, capture_output=True, text=True,
@@ -90,7 +91,8 @@ def documented_names():
     return names, text
 
 
-@pytest.mark.parametrize("module", [nbfast, nbfast.text, nbfast.dask, nbfast.datasets], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [nbfast, nbfast.text, nbfast.dask, nbfast.spark, nbfast.datasets],
+                         ids=lambda m: m.__name__)
 def test_every_public_name_is_in_the_api_reference(module):
     names, text = documented_names()
     for name in module.__all__:

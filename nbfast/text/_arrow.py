@@ -111,7 +111,7 @@ def arrow_column(X):
     X = _compat.as_arrow(X)
     if X is None:
         return None
-    pa = _compat.pyarrow("Arrow text input")
+    pa = _compat.pyarrow(purpose="Arrow text input", extra="arrow")
     if X.null_count:
         raise ValueError(f"{X.null_count} of the {len(X)} documents are null: fill them first, for example with "
                          "pyarrow.compute.fill_null(column, '') to read them as empty documents.")

@@ -1,0 +1,167 @@
+"""Fit an nbfast model on a Spark DataFrame: partition-local statistics, merged exactly.
+
+Each partition's Python worker vectorizes its Arrow batches and folds them into
+a fresh copy of the estimator (``partial_fit`` with every class); the
+partition's model travels back as the bytes of its model file, and
+:func:`nbfast.merge` adds the statistics up: on the driver, or on the
+executors as a tree (``treeReduce``) when there are many partitions.  Only
+statistics travel, never the documents.  Counts are sums, so the merged model
+equals one local fit on all the rows (exactly where the counts and weights are
+integers, to rounding otherwise).
+"""
+
+import functools
+import io
+
+import numpy as np
+
+from nbfast import _compat
+from nbfast.merge import merge
+from nbfast.naive_bayes._base import _BaseNB, unique_classes
+from nbfast.naive_bayes._capabilities import refuse_unless_incremental
+from nbfast.persist import load, save
+from nbfast.spark._common import check_input_type, column_values, features, limit_threads
+from nbfast.text import HashingVectorizer
+
+__all__ = ["fit"]
+
+#: With at most this many partitions, the partition models are merged on the driver at once; with more, as a
+#: tree on the executors.
+COLLECT_AT_MOST = 64
+
+def _check_estimator(estimator):
+    """An estimator whose partition models merge into the model of all the rows: refused up front otherwise."""
+    if not isinstance(estimator, _BaseNB):
+        raise TypeError(f"estimator must be an nbfast Naive Bayes estimator, got {type(estimator).__name__}.")
+    refuse_unless_incremental(estimator, "nbfast.spark.fit")
+    if estimator._composite:
+        raise TypeError(f"nbfast.spark.fit fits models of documents; {type(estimator).__name__}'s parts read the "
+                        "columns of a table: fit each part's estimator with nbfast.spark.fit.")
+
+
+def _check_vectorizer(vectorizer):
+    """A vectorizer every partition can apply alone: a HashingVectorizer, or one whose vocabulary is fixed."""
+    if vectorizer is None or isinstance(vectorizer, HashingVectorizer):
+        return
+    try:
+        vectorizer.transform([""])
+    except _compat.NotFittedError:
+        raise ValueError(f"the {type(vectorizer).__name__} has no vocabulary yet, and every partition must use the "
+                         "same one: fit it first (on all the documents or a sample), or use "
+                         "nbfast.text.HashingVectorizer, which needs none.") from None
+
+
+def _model_bytes(model):
+    buffer = io.BytesIO()
+    save(model, buffer)
+    return buffer.getvalue()
+
+
+def _fit_partition(batches, *, estimator, vectorizer, input_col, label_col, weight_col, classes):
+    """mapInArrow's function: one row with the partition's model file, or none for an empty partition."""
+    pa = _compat.pyarrow()
+    limit_threads()
+    model = None
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        column = batch.column(input_col)
+        X = features(column, vectorizer, None if vectorizer is not None else _array_width(column), input_col)
+        y = column_values(batch.column(label_col), label_col)
+        weight = None if weight_col is None else \
+            column_values(batch.column(weight_col), weight_col).astype(np.float64, copy=False)
+        if model is None:
+            model = _compat.clone(estimator)
+        model.partial_fit(X, y, classes=classes, sample_weight=weight)
+    if model is not None:
+        yield pa.RecordBatch.from_arrays([pa.array([_model_bytes(model)], pa.binary())], names=["model"])
+
+
+def _array_width(column):
+    """The features of an array column: its first row's length (``features`` holds every row to it, partial_fit
+    every batch, and merge every partition)."""
+    offsets = column.offsets.to_numpy()
+    return int(offsets[1] - offsets[0])
+
+
+def _merge_pair(first, second):
+    return _model_bytes(merge([load(first), load(second)]))
+
+
+def _classes(df, label_col, classes):
+    if classes is not None:
+        return unique_classes(np.asarray(classes))
+    rows = df.select(label_col).distinct().collect()
+    labels = [row[0] for row in rows]
+    if any(label is None for label in labels):
+        raise ValueError(f"column {label_col!r} holds nulls: fill them or filter them out first.")
+    if not labels:
+        raise ValueError("Found array with 0 sample(s): the DataFrame has no rows to fit on.")
+    return unique_classes(np.asarray(labels, dtype=str) if isinstance(labels[0], str) else np.asarray(labels))
+
+
+def fit(estimator, df, *, vectorizer, input_col="text", label_col="label", weight_col=None, classes=None):
+    """Fit a copy of ``estimator`` on a Spark DataFrame, partition by partition, and return it.
+
+    Parameters
+    ----------
+    estimator : nbfast estimator
+        MultinomialNB, BernoulliNB, ComplementNB, PoissonNB, CategoricalNB or
+        GaussianNB, unfitted or not: its parameters are used, it is not
+        modified.  Estimators whose fit is not a sum over rows are refused,
+        with the alternative.
+    df : pyspark.sql.DataFrame
+    vectorizer : nbfast.text vectorizer or None
+        Applied to each partition's documents: a HashingVectorizer, or a
+        CountVectorizer or TfidfVectorizer already fitted (every partition
+        must share its vocabulary).  None when ``input_col`` holds arrays of
+        numbers.
+    input_col : str, default="text"
+    label_col : str, default="label"
+        Numbers, booleans or strings; no nulls.
+    weight_col : str, default=None
+        Sample weights, or None for weight 1.
+    classes : array-like, default=None
+        Every label; found with one pass over ``label_col`` when None.
+
+    Returns
+    -------
+    model : estimator
+        A fitted local estimator whose statistics are the sums of the
+        partitions': equal to ``estimator.fit`` on all the rows (exactly when
+        counts and weights are integers).  Keep the vectorizer beside it (or
+        ``nbfast.save(model, path, vectorizer=vectorizer)``) to score text.
+
+    Raises
+    ------
+    TypeError, ValueError
+        On the driver, before the data is read: an estimator that cannot be
+        fitted this way, a vectorizer without vocabulary, columns that are
+        missing or of the wrong type.
+    """
+    sql, types = _compat.pyspark("sql"), _compat.pyspark("sql.types")
+    _check_estimator(estimator)
+    _check_vectorizer(vectorizer)
+    if not isinstance(df, sql.DataFrame):
+        raise TypeError(f"df must be a pyspark.sql.DataFrame, got {type(df).__name__}.")
+    for name in (input_col, label_col) + (() if weight_col is None else (weight_col,)):
+        if name not in df.columns:
+            raise ValueError(f"the DataFrame has no column {name!r} (its columns: {df.columns}).")
+    check_input_type(df.schema[input_col].dataType, input_col, vectorizer)
+    if weight_col is not None and not isinstance(df.schema[weight_col].dataType, types.NumericType):
+        raise TypeError(f"column {weight_col!r} must hold numbers (sample weights).")
+    classes = _classes(df, label_col, classes)
+    template = _compat.clone(estimator)
+    function = functools.partial(_fit_partition, estimator=template, vectorizer=vectorizer, input_col=input_col,
+                                 label_col=label_col, weight_col=weight_col, classes=classes)
+    selected = df.select(*dict.fromkeys([input_col, label_col] + ([] if weight_col is None else [weight_col])))
+    parts = selected.mapInArrow(function, types.StructType([types.StructField("model", types.BinaryType(), False)]))
+    if parts.rdd.getNumPartitions() <= COLLECT_AT_MOST:
+        models = [load(bytes(row[0])) for row in parts.collect()]
+        if not models:
+            raise ValueError("Found array with 0 sample(s): the DataFrame has no rows to fit on.")
+        return merge(models)
+    partial = parts.rdd.map(lambda row: bytes(row[0]))
+    if partial.isEmpty():
+        raise ValueError("Found array with 0 sample(s): the DataFrame has no rows to fit on.")
+    return load(partial.treeReduce(_merge_pair, depth=2))
