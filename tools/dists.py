@@ -111,14 +111,14 @@ def check(args):
             run([bin_dir / "pip", "install", "--only-binary", ":all:", wheel], env=no_compiler)
             smoke_test(bin_dir, "--no-compiler", "--expect-openmp", env=no_compiler)
     if args.wheels_only:
-        print(f"checked {len(wheels)} wheels")
+        print(f"checked {len(wheels)} wheel{'s' if len(wheels) != 1 else ''}")
         return
     python = found.get(f"{sys.version_info[0]}.{sys.version_info[1]}", sys.executable)
     with tempfile.TemporaryDirectory() as venv:
         bin_dir = fresh_venv(python, venv)
         run([bin_dir / "pip", "install", "--no-cache-dir", sdists[0]])  # compiled here, from the sdist alone
         smoke_test(bin_dir, "--expect-openmp")
-    print(f"checked {len(wheels)} wheels and the sdist")
+    print(f"checked {len(wheels)} wheel{'s' if len(wheels) != 1 else ''} and the sdist")
 
 
 def main():
