@@ -2,7 +2,7 @@
 
 The same ``make_text_documents`` documents, vectorized by nbfast's HashingVectorizer and CountVectorizer (fitted
 once) three ways, alternating: as a list of str; as a pyarrow column read in place; and as a pyarrow column
-turned into a list of str first (``to_pylist``), what a column cost before the vectorizers read Arrow.  Prints
+turned into a list of str first (``to_pylist``).  Prints
 the medians and their ratios, and checks that the matrices are identical.
 """
 

@@ -63,6 +63,8 @@ def sgd_epoch_csr(
     cdef double *v_row
 
     z = <double *> malloc(2 * n_classes * sizeof(double))
+    if z == NULL:
+        raise MemoryError()
     p = z + n_classes
     with nogil:
         for t in range(n_rows):

@@ -326,7 +326,6 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """
         return self._score(self._predict_input(X), Output.JOINT_LOG_LIKELIHOOD)
 
-    @uses_n_jobs
     def predict(self, X):
         """Most probable class of each sample.
 

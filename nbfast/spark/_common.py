@@ -9,6 +9,7 @@ with Arrow record batches).
 import hashlib
 import io
 import os
+import threading
 from collections import OrderedDict
 
 import numpy as np
@@ -17,8 +18,9 @@ from nbfast import _compat
 from nbfast._kernels.threads import effective_n_threads, limit_this_thread
 from nbfast.persist import load, load_vectorizer, save
 
-#: Models loaded in this Python worker, by the digest of their bytes (the most recent few).
+#: Models loaded in this Python worker, by the digest of their bytes (the most recent few), and its lock.
 _LOADED = OrderedDict()
+_LOADED_LOCK = threading.Lock()
 _KEEP_LOADED = 4
 
 
@@ -50,17 +52,18 @@ class ModelBytes:
 
 def worker_model(broadcast, key):
     """(model, vectorizer, labels as an Arrow array) of the broadcast model file, loaded once per Python worker."""
-    entry = _LOADED.get(key)
-    if entry is None:
-        data = broadcast.value
-        model = load(data)
-        entry = (model, load_vectorizer(data), arrow_labels(model.classes_)[1])
-        _LOADED[key] = entry
-        while len(_LOADED) > _KEEP_LOADED:
-            _LOADED.popitem(last=False)
-    else:
-        _LOADED.move_to_end(key)
-    return entry
+    with _LOADED_LOCK:
+        entry = _LOADED.get(key)
+        if entry is None:
+            data = broadcast.value
+            model = load(data)
+            entry = (model, load_vectorizer(data), arrow_labels(model.classes_)[1])
+            _LOADED[key] = entry
+            while len(_LOADED) > _KEEP_LOADED:
+                _LOADED.popitem(last=False)
+        else:
+            _LOADED.move_to_end(key)
+        return entry
 
 
 def limit_threads():
@@ -93,7 +96,7 @@ def arrow_labels(classes):
 def _is_text(arrow_type):
     pa = _compat.pyarrow()
     return pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type) or \
-        getattr(pa.types, "is_string_view", lambda t: False)(arrow_type)
+        pa.types.is_string_view(arrow_type)
 
 
 def check_input_type(spark_type, column, vectorizer):
