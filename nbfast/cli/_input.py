@@ -235,17 +235,19 @@ def blamed_on(block):
         raise ValueError(f"{block.path} {block.unit}s {first}-{last}: {exc}") from None
 
 
-def read_blocks(args, progress, *, vectorizer=None, labels=True):
-    """The input's blocks, parsed one ahead in a background thread that starts at once, with progress updates.
+def read_blocks(args, progress, *, vectorizer=None, labels=True, then=None):
+    """The input's blocks, read ahead by a background thread that starts at once and made in parallel, with
+    progress updates.
 
     Raw text is vectorized by ``vectorizer`` (None: rows are empty, labels only);
-    ``labels=False`` reads no JSONL label field.
+    ``labels=False`` reads no JSONL label field.  ``then(block)`` runs on each block in the thread that made
+    it; its result is the block's ``output`` (see :func:`nbfast.readers.finished`).
     """
     fields = (args.label_field if labels else None, args.text_field)
     encoding, decode_error = decoding(args)
     blocks = iter_blocks(args.input, args.chunk_size, zero_based=bool(args.zero_based), file_format=args.file_format,
                          vectorizer=vectorizer, fields=fields, header=args.header, encoding=encoding,
-                         decode_error=decode_error)
+                         decode_error=decode_error, then=then)
     return Blocks(prefetch(blocks), progress)
 
 

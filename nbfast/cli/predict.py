@@ -10,6 +10,7 @@ A link OUT is kept (its target is replaced), a device or a FIFO is written
 directly, ``-`` is standard output.  OUT may not be the model or an input.
 """
 
+import concurrent.futures
 import csv
 import shutil
 import tempfile
@@ -27,7 +28,6 @@ from nbfast.cli._input import (
     read_blocks,
     rows_input,
 )
-from nbfast.readers import ordered_map
 
 
 def add_arguments(parser):
@@ -181,18 +181,27 @@ def run(args):
         raise CommandError("--csv-safe-labels applies only to CSV output")
     model_file, vectorizer = open_model(args)
     progress = Progress("predicting", args.input)
-    with model_file, read_blocks(args, progress, vectorizer=vectorizer, labels=False) as blocks:
-        model = model_file.model()  # loaded while the first blocks are read
-        options = {} if as_npy else {"safe_labels": args.csv_safe_labels}
-        with output_file(args.output) as f, (NpyWriter if as_npy else CsvWriter)(f, model.classes_, args.proba,
-                                                                                  **options) as writer:
+    # The model and its writer, made here while the first blocks are read and vectorized; each block is then
+    # scored and formatted in the thread that read it, and written here in the input's order.
+    ready = concurrent.futures.Future()
 
-            def scored(block):
-                X = rows_input(block, model, model.n_features_in_)
-                return writer.encode(model._predict_index(X)[1], model.predict_proba(X) if args.proba else None)
+    def scored(block):
+        model, writer = ready.result()
+        X = rows_input(block, model, model.n_features_in_)
+        return writer.encode(model._predict_index(X)[1], model.predict_proba(X) if args.proba else None)
 
-            for rows in ordered_map(scored, blocks):  # blocks scored and formatted in parallel, written in order
-                writer.write(rows)
-            writer.finish()
+    with model_file, read_blocks(args, progress, vectorizer=vectorizer, labels=False, then=scored) as blocks:
+        try:
+            model = model_file.model()
+            options = {} if as_npy else {"safe_labels": args.csv_safe_labels}
+            with output_file(args.output) as f, (NpyWriter if as_npy else CsvWriter)(f, model.classes_, args.proba,
+                                                                                      **options) as writer:
+                ready.set_result((model, writer))
+                for block in blocks:
+                    writer.write(block.output)
+                writer.finish()
+        finally:
+            if not ready.done():  # no model: the blocks waiting for it end
+                ready.set_exception(CommandError("no model to score with"))
     progress.close(f"scored with {type(model).__name__} -> {'standard output' if args.output == '-' else args.output}")
     return 0

@@ -12,12 +12,12 @@ Each reader yields :class:`Block` objects; ``Block.to_csr(n_features)`` checks
 feature indices against the model's and names the offending line.
 """
 
-from nbfast.readers._block import STDIN, Block, ordered_map, prefetch
+from nbfast.readers._block import STDIN, Block, StepError, finished, ordered_map, prefetch
 from nbfast.readers.npz import iter_npz, save_npz
 from nbfast.readers.svmlight import iter_svmlight
 from nbfast.readers.text import TEXT_FORMATS, check_encoding, import_dependencies, iter_text
 
-__all__ = ["FORMATS", "STDIN", "TEXT_FORMATS", "Block", "input_format", "iter_blocks", "iter_npz", "iter_svmlight",
+__all__ = ["FORMATS", "STDIN", "TEXT_FORMATS", "Block", "finished", "input_format", "iter_blocks", "iter_npz", "iter_svmlight",
            "ordered_map", "prefetch", "save_npz"]
 
 #: Input formats, and the file extensions (also under .gz/.bz2) that select them.
@@ -51,14 +51,15 @@ def input_format(path, file_format=None):
 
 
 def iter_blocks(paths, chunk_size, *, zero_based=False, file_format=None, vectorizer=None, fields=("label", "text"),
-                header=False, encoding="utf-8", decode_error="strict"):
+                header=False, encoding="utf-8", decode_error="strict", then=None):
     """Yield the :class:`Block` s of every input in turn.
 
     Each input is read in its :func:`input_format` (``file_format`` for all,
     when given): ``.npz`` archives, svmlight text, or raw text (see
     :mod:`nbfast.readers.text`, which ``vectorizer``, ``fields``, ``header``,
     ``encoding`` and ``decode_error`` are for).  When the format was chosen by the file's extension, a parse
-    error says so.
+    error says so.  ``then`` is a step run on each block in the thread that made it, its result the block's
+    ``output`` (see :func:`finished`).
 
     The optional modules the vectorizer needs are imported by this call, on the calling thread, before any
     thread that reads starts (see :func:`nbfast.readers.text.import_dependencies`).
@@ -67,23 +68,25 @@ def iter_blocks(paths, chunk_size, *, zero_based=False, file_format=None, vector
     import_dependencies(vectorizer)
     text = {"vectorizer": vectorizer, "fields": fields, "header": header, "encoding": encoding,
             "decode_error": decode_error}
-    return _blocks(paths, chunk_size, zero_based, file_format, text)
+    return _blocks(paths, chunk_size, zero_based, file_format, text, then)
 
 
-def _blocks(paths, chunk_size, zero_based, file_format, text):
+def _blocks(paths, chunk_size, zero_based, file_format, text, then):
     """The generator :func:`iter_blocks` returns."""
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be at least 1, got {chunk_size}")
     for path in paths:
         fmt = input_format(path, file_format)
         if fmt == "npz":
-            blocks = iter_npz(path, chunk_size)
+            blocks = iter_npz(path, chunk_size, then=then)
         elif fmt == "svmlight":
-            blocks = iter_svmlight(path, chunk_size, zero_based=zero_based)
+            blocks = iter_svmlight(path, chunk_size, zero_based=zero_based, then=then)
         else:
-            blocks = iter_text(path, chunk_size, fmt, **text)
+            blocks = iter_text(path, chunk_size, fmt, **text, then=then)
         try:
             yield from blocks
+        except StepError as failed:  # the caller's own step: raised as it was
+            raise failed.error from None
         except ValueError as exc:
             if file_format is not None:
                 raise

@@ -39,12 +39,14 @@ class Block:
         Input bytes the block consumed (for progress).
     documents : sequence of str or None
         The raw text of each row (text files only).
+    output : object
+        What the reader's ``then`` step made of the block (see :func:`finished`); None without one.
     """
 
     def __init__(self, path, data, indices, indptr, y, row_numbers, n_bytes, *, unit="line", base=0, documents=None):
         self.path, self.data, self.indices, self.indptr = path, data, indices, indptr
         self._y, self.row_numbers, self.n_bytes, self.unit, self.base = y, row_numbers, n_bytes, unit, base
-        self.documents = documents
+        self.documents, self.output = documents, None
 
     @property
     def y(self):
@@ -76,6 +78,28 @@ class Block:
                 f"is beyond the model's {n_features} features"
             )
         return sp.Rows(self.data, self.indices, self.indptr, (self.n_rows, n_features))
+
+
+class StepError(Exception):
+    """An exception of a reader's ``then`` step, carried out of the reader as it was (``error``): a reader adds
+    how it read the file to its own parse errors, never to those of its caller's step."""
+
+    def __init__(self, error):
+        super().__init__(error)
+        self.error = error
+
+
+def finished(block, then):
+    """``block`` with ``block.output = then(block)``: the step a reader's caller runs on each block in the thread
+    that made it, so that reading, parsing and that step (vectorizing and scoring, say) of one block run in one
+    worker, blocks in parallel.  None, or a block of no rows, is left without an output.  An exception of the
+    step is raised as a :class:`StepError`."""
+    if then is not None and block.n_rows:
+        try:
+            block.output = then(block)
+        except Exception as exc:
+            raise StepError(exc) from exc
+    return block
 
 
 #: The path that names standard input, as command-line tools take it.

@@ -1,6 +1,7 @@
 """``.npz`` archives of a CSR matrix as written by ``scipy.sparse.save_npz`` (labels in an extra array ``y``),
 read member by member without loading the arrays whole."""
 
+import functools
 import tokenize
 import zipfile
 import zlib
@@ -8,7 +9,7 @@ import zlib
 import numpy as np
 
 from nbfast import _sparse as sp
-from nbfast.readers._block import Block
+from nbfast.readers._block import Block, finished, ordered_map
 
 #: What each member may hold: (dtype kinds, what the message calls them).
 _KINDS = {"format": ("SU", "a string"), "shape": ("iu", "integers"), "data": ("biuf", "numbers"),
@@ -117,14 +118,21 @@ def _open_members(archive, path, names):
     return members, n_samples, n_features
 
 
-def iter_npz(path, chunk_size):
+def iter_npz(path, chunk_size, *, then=None):
     """Yield :class:`Block` s of at most ``chunk_size`` rows of a CSR ``.npz`` archive.
 
     The archive is read member by member, sequentially: memory stays bounded by
     the chunk even for a compressed archive larger than memory.  Every member's
     header is checked before any row is read (dtypes, shapes, sizes), and each
-    chunk's row pointers before its entries are.
+    chunk's row pointers before its entries are.  ``then`` is a step run on the
+    blocks in parallel (see :func:`nbfast.readers.finished`).
     """
+    blocks = _npz_blocks(path, chunk_size)
+    return blocks if then is None else ordered_map(functools.partial(finished, then=then), blocks)
+
+
+def _npz_blocks(path, chunk_size):
+    """The blocks of :func:`iter_npz`, read in turn."""
     try:
         archive = zipfile.ZipFile(path)
     except zipfile.BadZipFile as exc:

@@ -1,7 +1,7 @@
 """svmlight / libsvm text (optionally ``.gz`` or ``.bz2``), parsed a block of lines at a time by the compiled parser."""
 
 from nbfast._kernels import svmlight
-from nbfast.readers._block import Block, line_chunks, ordered_map, quote_line
+from nbfast.readers._block import Block, finished, line_chunks, ordered_map, quote_line
 
 _PARSE_ERRORS = {
     svmlight.Status.BAD_LABEL: "malformed label (expected a number)",
@@ -14,7 +14,7 @@ _PARSE_ERRORS = {
 }
 
 
-def iter_svmlight(path, chunk_size, *, zero_based=False):
+def iter_svmlight(path, chunk_size, *, zero_based=False, then=None):
     """Yield :class:`Block` s of at most ``chunk_size`` lines of an svmlight / libsvm file.
 
     Parameters
@@ -25,16 +25,19 @@ def iter_svmlight(path, chunk_size, *, zero_based=False):
     zero_based : bool, default=False
         Whether feature indices start at 0 (scikit-learn's ``dump_svmlight_file``
         default) rather than 1 (libsvm's convention).
+    then : callable, default=None
+        A step run on each block in the thread that parsed it (see :func:`nbfast.readers.finished`).
     """
     base = 0 if zero_based else 1
 
     def parsed(chunk):
-        """The Block of a chunk of the file's lines: parsed in parallel."""
+        """The Block of a chunk of the file's lines, its ``then`` step done: made in parallel."""
         first_line, lines = chunk
         status, y, data, indices, indptr, row_lines, error_line, _ = svmlight.parse_block(lines.data, base)
         if status != svmlight.Status.OK:
             shown = quote_line(lines[error_line])
             raise ValueError(f"{path} line {first_line + error_line}: {_PARSE_ERRORS[status]}: {shown}")
-        return Block(path, data, indices, indptr, y, row_lines + first_line, len(lines.data), base=base)
+        return finished(Block(path, data, indices, indptr, y, row_lines + first_line, len(lines.data), base=base),
+                        then)
 
     yield from ordered_map(parsed, line_chunks(path, chunk_size))

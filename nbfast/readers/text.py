@@ -21,7 +21,7 @@ import numpy as np
 
 from nbfast import _sparse as sp
 from nbfast._kernels import lines as _lines
-from nbfast.readers._block import Block, line_chunks, ordered_map, quote_line
+from nbfast.readers._block import Block, finished, line_chunks, ordered_map, quote_line
 from nbfast.text import VECTORIZERS
 from nbfast.text._analysis import AnalysisMixin
 from nbfast.text._lines import TextLines
@@ -184,7 +184,7 @@ def import_dependencies(vectorizer):
 
 
 def iter_text(path, chunk_size, text_format, *, vectorizer=None, fields=("label", "text"), header=False,
-              encoding="utf-8", decode_error="strict"):
+              encoding="utf-8", decode_error="strict", then=None):
     """The :class:`nbfast.readers.Block` s of at most ``chunk_size`` lines of a text file, as an iterator.
 
     Parameters
@@ -206,39 +206,44 @@ def iter_text(path, chunk_size, text_format, *, vectorizer=None, fields=("label"
     decode_error : {"strict", "replace", "ignore"}, default="strict"
         What a byte sequence not valid in ``encoding`` does, as the vectorizers' parameter of that name:
         raise a ValueError naming its line, become U+FFFD, or be dropped.
+    then : callable, default=None
+        A step run on each block in the thread that vectorized it (see :func:`nbfast.readers.finished`).
 
     The optional modules the vectorizer needs are imported by this call, on the calling thread (see
     :func:`import_dependencies`), before the threads that read the file start.
     """
     decoding = (check_encoding(encoding, decode_error), decode_error)
     import_dependencies(vectorizer)
-    return _text_blocks(path, chunk_size, _PARSERS[text_format], vectorizer, fields, header, decoding)
+    return _text_blocks(path, chunk_size, _PARSERS[text_format], vectorizer, fields, header, decoding, then)
 
 
-def _text_blocks(path, chunk_size, parse, vectorizer, fields, header, decoding):
+def _text_blocks(path, chunk_size, parse, vectorizer, fields, header, decoding, then):
     """The generator :func:`iter_text` returns."""
 
     def parsed(chunk):
-        """(first line, lines, documents, labels, CSR rows) of a chunk of the file: made in parallel."""
+        """(the Block of a chunk of the file, its ``then`` step done; its JSON labels or None; its lines): made
+        in parallel."""
         first_line, lines = chunk
         try:
             documents, labels = parse(_decode(lines, *decoding), lines, fields)
+            if isinstance(labels, list):  # JSON labels: all strings or all numbers, as the block's first
+                _check_label_kinds(labels, None)
         except _LineError as exc:
             raise exc.in_file(path, first_line, lines) from None
         if vectorizer is None:
             X = sp.Rows(np.zeros(0), np.zeros(0, np.int32), np.zeros(len(documents) + 1, np.int32), (len(documents), 1))
         else:
             X = _vectorized(vectorizer, documents)
-        return first_line, lines, documents, labels, X
+        y = np.array(labels) if isinstance(labels, list) else labels
+        block = Block(path, X.data, X.indices, X.indptr, y, np.arange(first_line, first_line + len(documents)),
+                      len(lines.data), documents=documents)
+        return finished(block, then), (labels if isinstance(labels, list) else None), lines
 
     labels_are_text = None
-    for first_line, lines, documents, labels, X in ordered_map(parsed, line_chunks(path, chunk_size, header=header)):
-        if isinstance(labels, list):  # JSON labels: strings or numbers, as the file's first
+    for block, json_labels, lines in ordered_map(parsed, line_chunks(path, chunk_size, header=header)):
+        if json_labels is not None:  # strings or numbers, as the file's first
             try:
-                labels_are_text = _check_label_kinds(labels, labels_are_text)
+                labels_are_text = _check_label_kinds(json_labels, labels_are_text)
             except _LineError as exc:
-                raise exc.in_file(path, first_line, lines) from None
-        n_rows = len(documents)
-        y = np.array(labels) if isinstance(labels, list) else labels
-        yield Block(path, X.data, X.indices, X.indptr, y, np.arange(first_line, first_line + n_rows), len(lines.data),
-                    documents=documents)
+                raise exc.in_file(path, int(block.row_numbers[0]), lines) from None
+        yield block

@@ -415,25 +415,25 @@ def test_predict_reads_the_model_header_once(tmp_path, capsys, corpus, monkeypat
 def test_predict_reads_the_input_while_the_model_loads(tmp_path, capsys, corpus, monkeypatch):
     import threading
 
-    import nbfast.readers
     from nbfast.persist import ModelFile
+    from nbfast.readers import text
 
     documents, labels = corpus
     data = write_tsv(tmp_path / "train.tsv", documents, labels)
     assert run_cli(capsys, "train", data, "-o", tmp_path / "m", "--vectorizer", "tfidf")[0] == 0
     first_block = threading.Event()
-    iter_text, load = nbfast.readers.iter_text, ModelFile.model
+    vectorized, load = text._vectorized, ModelFile.model
 
-    def reading(*args, **kwargs):
-        for block in iter_text(*args, **kwargs):
-            first_block.set()
-            yield block
+    def vectorizing(*args):
+        rows = vectorized(*args)
+        first_block.set()
+        return rows
 
     def loading(self, **kwargs):
-        assert first_block.wait(timeout=30), "the input was not read while the model loaded"
+        assert first_block.wait(timeout=30), "the input was not read and vectorized while the model loaded"
         return load(self, **kwargs)
 
-    monkeypatch.setattr(nbfast.readers, "iter_text", reading)
+    monkeypatch.setattr(text, "_vectorized", vectorizing)
     monkeypatch.setattr(ModelFile, "model", loading)
     assert run_cli(capsys, "predict", tmp_path / "m", data, "-o", tmp_path / "o.csv")[0] == 0
     expected = nbfast.load(tmp_path / "m").predict(persist.load_vectorizer(tmp_path / "m").transform(documents))
