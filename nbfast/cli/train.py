@@ -42,6 +42,7 @@ from nbfast.cli._input import (
 )
 from nbfast.naive_bayes import ESTIMATORS
 from nbfast.naive_bayes._base import unique_classes
+from nbfast.naive_bayes._batches import BatchFit
 from nbfast.persist import save
 from nbfast.readers import STDIN
 from nbfast.text import VECTORIZERS as TEXT_VECTORIZERS
@@ -327,6 +328,8 @@ def run(args):
     # one model learning a block at a time takes the blocks' buffers (no scipy matrix); folds select rows of
     # a matrix, and a model fitted at once stacks them
     as_rows = n_folds == 1 and whole is None
+    # statistics that add up are summed block by block, and the parameters derived once, at the end
+    fitting = BatchFit(estimator, classes) if as_rows and BatchFit.fits(estimator) else None
     for start, block, X, y in labelled_blocks(args, progress, vectorizer, estimator, n_features, classes,
                                               as_rows=as_rows):
         with blamed_on(block):
@@ -335,17 +338,22 @@ def run(args):
                 whole[1].append(y)
                 continue
             try:
-                for fold, model in enumerate(models):
-                    in_fold = None if n_folds == 1 else np.arange(start, start + len(y)) % n_folds == fold
-                    if in_fold is None or in_fold.any():  # a block of fewer than K rows leaves some folds without
-                        X_fold, y_fold = (X, y) if in_fold is None else (X[in_fold], y[in_fold])
-                        with warnings.catch_warnings():  # the labels were judged on the whole input by scan
-                            warnings.filterwarnings("ignore", "The number of unique classes", UserWarning)
+                with warnings.catch_warnings():  # the labels were judged on the whole input by scan
+                    warnings.filterwarnings("ignore", "The number of unique classes", UserWarning)
+                    if fitting is not None:
+                        fitting.add(X, y)
+                        continue
+                    for fold, model in enumerate(models):
+                        in_fold = None if n_folds == 1 else np.arange(start, start + len(y)) % n_folds == fold
+                        if in_fold is None or in_fold.any():  # a block of fewer than K rows leaves some folds without
+                            X_fold, y_fold = (X, y) if in_fold is None else (X[in_fold], y[in_fold])
                             model.partial_fit(X_fold, y_fold, classes=classes)
             except MemoryError:
                 raise ValueError(f"not enough memory for a model of {len(classes)} classes x {n_features:,} "
                                  "features (the largest feature index of the input, or --n-features, sets the "
                                  "width)") from None
+    if fitting is not None:
+        fitting.finish()
     progress.close()
     if whole is not None:
         estimator.fit(sp.vstack(whole[0], format="csr"), np.concatenate(whole[1]))

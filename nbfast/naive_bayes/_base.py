@@ -421,21 +421,13 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         return tags
 
 
-def select_rows(rows, X, y_index, sample_weight):
-    """(X, y_index, sample_weight) of the rows ``rows``, copied (all of them, as they are, when it is None)."""
-    if rows is None:
-        return X, y_index, sample_weight
-    return X[rows], y_index[rows], None if sample_weight is None else sample_weight[rows]
-
-
-def count_nonzeros(X, rows):
-    """Stored entries of CSR X in the rows ``rows`` (all of them when it is None)."""
-    return X.nnz if rows is None else int(np.sum(X.indptr[rows + 1] - X.indptr[rows]))
-
-
 class _StatisticsNB(_BaseNB):
     """An estimator fitted from sufficient statistics that add up over rows: fit, partial_fit and merging are
     built on ``_init_stats``, ``_accumulate`` and ``_update_params``."""
+
+    #: Whether a batch's ``_accumulate`` reads the statistics alone, never the fitted state, so that batches
+    #: can be counted into one set of statistics before any parameter is derived (BatchFit).
+    _additive_stats = True
 
     @abstractmethod
     def _init_stats(self, n_classes, n_features):

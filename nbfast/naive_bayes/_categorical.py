@@ -34,7 +34,6 @@ from nbfast._kernels.categories import category_columns, count_bad_codes
 from nbfast._kernels.compact import pointer_array, sum_by_class
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import MISSING, check_counts, check_log_prior, check_missing, check_no_nan
-from nbfast.naive_bayes._base import select_rows
 from nbfast.naive_bayes._categories import (
     DenseTables,
     check_blocks,
@@ -56,6 +55,7 @@ from nbfast.naive_bayes._statistics import (
     for_next_batch,
     is_compact,
     is_compact_table,
+    select_rows,
     table_arrays,
 )
 from nbfast.naive_bayes._terms import contrast, pair_terms, scores_from_joint_log_likelihood, terms_matrix

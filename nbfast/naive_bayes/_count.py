@@ -25,12 +25,13 @@ from nbfast._validation import (
     check_log_prior,
     check_no_nan,
 )
-from nbfast.naive_bayes._base import OBSERVED_COUNT, _LinearNB, _StatisticsNB, count_nonzeros, select_rows
+from nbfast.naive_bayes._base import OBSERVED_COUNT, _LinearNB, _StatisticsNB
 from nbfast.naive_bayes._jobs import N_JOBS
 from nbfast.naive_bayes._params import Interval, declare
 from nbfast.naive_bayes._statistics import (
     SparseCounts,
     as_dense,
+    count_nonzeros,
     count_values,
     counts_shape,
     fits_compact,
@@ -38,6 +39,7 @@ from nbfast.naive_bayes._statistics import (
     is_compact,
     is_compact_table,
     negated,
+    select_rows,
     settled,
     sum_counts,
     table_arrays,

@@ -6,8 +6,8 @@ import numpy as np
 from nbfast._kernels import scoring
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
-from nbfast.naive_bayes._base import count_nonzeros
 from nbfast.naive_bayes._count import _CountNB
+from nbfast.naive_bayes._statistics import count_nonzeros
 
 
 def rank_scores(means):

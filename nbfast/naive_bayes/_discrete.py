@@ -18,7 +18,6 @@ from nbfast._validation import (
     MISSING,
     check_missing,
 )
-from nbfast.naive_bayes._base import select_rows
 from nbfast.naive_bayes._count import _BaseDiscreteNB, _CountNB, accumulate_class_counts, alpha_weighted_sum
 from nbfast.naive_bayes._jobs import uses_n_jobs
 from nbfast.naive_bayes._params import Interval, StrOptions, declare
@@ -27,6 +26,7 @@ from nbfast.naive_bayes._statistics import (
     as_dense,
     feature_totals,
     is_compact_table,
+    select_rows,
     smoothed_table,
 )
 from nbfast.naive_bayes._terms import (

@@ -19,10 +19,11 @@ from nbfast._kernels import gaussian as _kernels
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import MISSING, check_class_prior, check_counts, check_is_fitted, check_missing, check_X
-from nbfast.naive_bayes._base import _StatisticsNB, encode_labels, select_rows, unique_classes
+from nbfast.naive_bayes._base import _StatisticsNB, encode_labels, unique_classes
 from nbfast.naive_bayes._count import group_rows_by_class
 from nbfast.naive_bayes._jobs import N_JOBS, RUNTIME_PARAMS
 from nbfast.naive_bayes._params import Interval, Options, StrOptions, declare
+from nbfast.naive_bayes._statistics import select_rows
 from nbfast.naive_bayes._terms import pair_terms, terms_matrix
 
 VARIANCES = ("class_feature", "feature", "class", "global")
@@ -221,6 +222,7 @@ class GaussianNB(_StatisticsNB):
     )
 
     _prior_param = "priors"
+    _additive_stats = False  # a later batch reads epsilon_ and the dtype of the fitted model
     _keeps_observed_count = True
     _takes_missing = True
     _parameter_constraints = declare({

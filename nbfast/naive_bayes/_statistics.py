@@ -401,3 +401,15 @@ def score_table(X, table, bias, binarize, threshold, mode, n_threads):
         scoring.score_csr(X.data, X.indices, X.indptr, table, bias, binarize, threshold, mode, out, labels,
                           n_threads)
     return labels if mode == Output.ARGMAX else out
+
+
+def select_rows(rows, X, y_index, sample_weight):
+    """(X, y_index, sample_weight) of the rows ``rows``, copied (all of them, as they are, when it is None)."""
+    if rows is None:
+        return X, y_index, sample_weight
+    return X[rows], y_index[rows], None if sample_weight is None else sample_weight[rows]
+
+
+def count_nonzeros(X, rows):
+    """Stored entries of CSR X in the rows ``rows`` (all of them when it is None)."""
+    return X.nnz if rows is None else int(np.sum(X.indptr[rows + 1] - X.indptr[rows]))
