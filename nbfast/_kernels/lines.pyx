@@ -5,9 +5,11 @@
 ``tsv`` its label before the first tab, surrounding whitespace dropped as
 ``str.strip`` drops it); ``line_views`` describes the documents for the text
 kernels (see ``nbfast._kernels.tokens.document_views``) as spans of that one str.
+``utf8_error`` and ``split_utf8_lines`` do the same in a block of UTF-8 bytes that
+is never decoded: the tokenizer reads its documents as UTF-8.
 """
 from cpython.unicode cimport PyUnicode_DATA, PyUnicode_FindChar, PyUnicode_GET_LENGTH, PyUnicode_KIND
-from libc.stdint cimport int64_t, uint8_t, uint16_t, uint64_t, uintptr_t
+from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t, uintptr_t
 from libc.string cimport memchr, memcpy
 
 cdef extern from "Python.h":
@@ -81,9 +83,21 @@ def split_lines(str text, bint tsv, int64_t[::1] start, int64_t[::1] stop, int64
     every line is well formed, else the line's index and ``NO_TAB`` or ``EMPTY_LABEL``.
     """
     PyUnicode_READY(text)
-    cdef int kind = PyUnicode_KIND(text)
-    cdef const void *data = PyUnicode_DATA(text)
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), capacity = start.shape[0]
+    return split_buffer(PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), False, tsv, start,
+                        stop, label_start, label_stop)
+
+
+def split_utf8_lines(const uint8_t[::1] data, bint tsv, int64_t[::1] start, int64_t[::1] stop,
+                     int64_t[::1] label_start, int64_t[::1] label_stop):
+    """``split_lines`` on the bytes of valid UTF-8 text (see ``utf8_error``), spans in bytes."""
+    return split_buffer(1, &data[0] if data.shape[0] else NULL, data.shape[0], True, tsv, start, stop, label_start,
+                        label_stop)
+
+
+cdef tuple split_buffer(int kind, const void *data, Py_ssize_t n, bint utf8, bint tsv, int64_t[::1] start,
+                        int64_t[::1] stop, int64_t[::1] label_start, int64_t[::1] label_stop):
+    """``split_lines`` on a str's buffer (``kind`` bytes per code point), or on UTF-8 bytes (``utf8``)."""
+    cdef Py_ssize_t capacity = start.shape[0]
     cdef Py_ssize_t i = 0, line = 0, begin, end, tab, a, b
     cdef Py_ssize_t bad = -1
     cdef int problem = WELL_FORMED
@@ -105,10 +119,13 @@ def split_lines(str text, bint tsv, int64_t[::1] start, int64_t[::1] stop, int64
                     bad, problem = line, NO_TAB_FOUND
                     break
                 a, b = begin, tab
-                while a < b and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, a)):
-                    a += 1
-                while b > a and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, b - 1)):
-                    b -= 1
+                if utf8:
+                    a, b = strip_utf8(<const uint8_t *> data, a, b)
+                else:
+                    while a < b and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, a)):
+                        a += 1
+                    while b > a and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, b - 1)):
+                        b -= 1
                 if a == b:
                     bad, problem = line, LABEL_EMPTY
                     break
@@ -116,6 +133,85 @@ def split_lines(str text, bint tsv, int64_t[::1] start, int64_t[::1] stop, int64
                 start[line], stop[line] = tab + 1, end
             line += 1
     return line, bad, problem
+
+
+cdef (Py_ssize_t, Py_ssize_t) strip_utf8(const uint8_t *data, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+    """The span ``a:b`` of valid UTF-8 without the whitespace ``str.strip`` drops at its ends."""
+    cdef Py_ssize_t size, lead
+    while a < b:
+        size = 1 if data[a] < 0xC0 else 2 if data[a] < 0xE0 else 3 if data[a] < 0xF0 else 4
+        if not Py_UNICODE_ISSPACE(code_point(data, a, size)):
+            break
+        a += size
+    while b > a:
+        lead = b - 1
+        while (data[lead] & 0xC0) == 0x80:  # back over the continuation bytes
+            lead -= 1
+        if not Py_UNICODE_ISSPACE(code_point(data, lead, b - lead)):
+            break
+        b = lead
+    return a, b
+
+
+cdef inline Py_UCS4 code_point(const uint8_t *data, Py_ssize_t i, Py_ssize_t size) noexcept nogil:
+    """The code point of the valid UTF-8 sequence of ``size`` bytes at ``data[i]``."""
+    cdef uint32_t c = data[i] if size == 1 else data[i] & (0x3F >> (size - 1))
+    cdef Py_ssize_t k
+    for k in range(1, size):
+        c = (c << 6) | (data[i + k] & 0x3F)
+    return <Py_UCS4> c
+
+
+def utf8_error(const uint8_t[::1] data):
+    """The offset of the first byte of ``data`` that is not part of valid UTF-8 (as Python's strict decoder
+    judges it: no overlong forms, surrogates or code points beyond U+10FFFF), or -1 when it is all valid."""
+    cdef Py_ssize_t found
+    with nogil:
+        found = first_invalid_utf8(&data[0] if data.shape[0] else NULL, data.shape[0])
+    return found
+
+
+cdef Py_ssize_t first_invalid_utf8(const uint8_t *data, Py_ssize_t n) noexcept nogil:
+    """``utf8_error`` of the ``n`` bytes at ``data``."""
+    cdef Py_ssize_t i = 0, size
+    cdef uint64_t word
+    cdef uint8_t first, low, high
+    while i < n:
+        if i + 8 <= n:  # eight ASCII bytes at a time: most text is mostly ASCII
+            memcpy(&word, data + i, 8)
+            if (word & 0x8080808080808080ULL) == 0:
+                i += 8
+                continue
+        first = data[i]
+        if first < 0x80:
+            i += 1
+            continue
+        # the sequence's length and the range of its second byte (Unicode's table 3-7); later bytes are 80..BF
+        low, high = 0x80, 0xBF
+        if 0xC2 <= first <= 0xDF:
+            size = 2
+        elif 0xE0 <= first <= 0xEF:
+            size = 3
+            if first == 0xE0:
+                low = 0xA0  # no overlong form
+            elif first == 0xED:
+                high = 0x9F  # no surrogate
+        elif 0xF0 <= first <= 0xF4:
+            size = 4
+            if first == 0xF0:
+                low = 0x90  # no overlong form
+            elif first == 0xF4:
+                high = 0x8F  # nothing beyond U+10FFFF
+        else:
+            return i
+        if i + size > n or not low <= data[i + 1] <= high:
+            return i
+        if size > 2 and not 0x80 <= data[i + 2] <= 0xBF:
+            return i
+        if size > 3 and not 0x80 <= data[i + 3] <= 0xBF:
+            return i
+        i += size
+    return -1
 
 
 cdef Py_ssize_t last_starting_at(const int64_t[::1] start, Py_ssize_t position) noexcept nogil:

@@ -24,7 +24,7 @@ from nbfast._kernels import lines as _lines
 from nbfast.readers._block import Block, finished, line_chunks, ordered_map, quote_line
 from nbfast.text import VECTORIZERS
 from nbfast.text._analysis import AnalysisMixin
-from nbfast.text._lines import TextLines
+from nbfast.text._lines import TextLines, Utf8Lines
 
 TEXT_FORMATS = ("lines", "tsv", "jsonl")
 _NBFAST_VECTORIZERS = frozenset(VECTORIZERS.values())
@@ -84,31 +84,40 @@ def _decode(lines, encoding, decode_error):
         raise  # pragma: no cover - the block fails only where a line does
 
 
-def _split_lines(text, lines, fields, tsv):
-    """(TextLines of the documents, labels or None) of a decoded block of ``lines`` (lines or tsv layout).
+def _split_lines(lines, decoding, tsv):
+    """(the documents, as InPlaceDocuments; labels or None) of a block of ``lines`` (lines or tsv layout).
 
-    With ``tsv``, the labels are a function that makes their array: a block's labels cost nothing until used.
+    A block of valid UTF-8 read as UTF-8 is split in its bytes, never decoded (the tokenizer reads UTF-8);
+    any other is decoded first.  With ``tsv``, the labels are a function that makes their array: a block's
+    labels cost nothing until used.
     """
     n = len(lines)
-    start, stop = np.empty(n, np.int64), np.empty(n, np.int64)
-    label_start, label_stop = (np.empty(n, np.int64), np.empty(n, np.int64)) if tsv else (start, stop)
+    spans = [np.empty(n, np.int64) for _ in range(4 if tsv else 2)]
+    start, stop, label_start, label_stop = spans if tsv else spans * 2
+    if decoding[0] == "utf-8" and _lines.utf8_error(lines.data) < 0:
+        found, bad, problem = _lines.split_utf8_lines(lines.data, tsv, start, stop, label_start, label_stop)
+        return _documents_and_labels(Utf8Lines, lines.data, n, found, bad, problem, spans, tsv)
+    text = _decode(lines, *decoding)
     found, bad, problem = _lines.split_lines(text, tsv, start, stop, label_start, label_stop)
+    return _documents_and_labels(TextLines, text, n, found, bad, problem, spans, tsv)
+
+
+def _documents_and_labels(kind, text, n, found, bad, problem, spans, tsv):
+    """What :func:`_split_lines` returns, of a split block's ``text`` (its str or bytes) and spans; a malformed
+    line raises its _LineError."""
     if bad >= 0:
         raise _LineError(bad, "no tab (expected label<TAB>text)" if problem == _lines.NO_TAB else "empty label")
     if found != n:  # pragma: no cover - the file's lines end at the newlines the kernel splits at
         raise ValueError(f"found {found} lines in a block of {n}")
-    labels = None
-    if tsv:
-        labels = TextLines(text, label_start, label_stop).to_array
-    return TextLines(text, start, stop), labels
+    return kind(text, *spans[:2]), kind(text, *spans[2:]).to_array if tsv else None
 
 
-def _parse_lines(text, lines, fields):
-    return _split_lines(text, lines, fields, tsv=False)
+def _parse_lines(lines, decoding, fields):
+    return _split_lines(lines, decoding, tsv=False)
 
 
-def _parse_tsv(text, lines, fields):
-    return _split_lines(text, lines, fields, tsv=True)
+def _parse_tsv(lines, decoding, fields):
+    return _split_lines(lines, decoding, tsv=True)
 
 
 def _json_type(value):
@@ -116,7 +125,8 @@ def _json_type(value):
                                          list: "an array"}.get(type(value), "a number")
 
 
-def _parse_jsonl(text, lines, fields):
+def _parse_jsonl(lines, decoding, fields):
+    text = _decode(lines, *decoding)
     label_field, text_field = fields
     labels, documents = [], []
     for index, line in enumerate(text.split("\n")[: len(lines)]):
@@ -225,7 +235,7 @@ def _text_blocks(path, chunk_size, parse, vectorizer, fields, header, decoding, 
         in parallel."""
         first_line, lines = chunk
         try:
-            documents, labels = parse(_decode(lines, *decoding), lines, fields)
+            documents, labels = parse(lines, decoding, fields)
             if isinstance(labels, list):  # JSON labels: all strings or all numbers, as the block's first
                 _check_label_kinds(labels, None)
         except _LineError as exc:

@@ -13,13 +13,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from nbfast import _compat
-from nbfast._kernels import tokens as _tokens
-
-#: U+03A3 in UTF-8: a document holding it is lowercased by str.lower.
-_CAPITAL_SIGMA = "\u03a3".encode()
+from nbfast.text._lines import InPlaceDocuments, utf8_views
 
 
-class ArrowDocuments(Sequence):
+class ArrowDocuments(InPlaceDocuments):
     """Documents in one Arrow string array: its UTF-8 bytes and int64 offsets (``offsets[i]`` to
     ``offsets[i + 1]`` in ``data`` is document i).  Indexing gives a str; slicing an ArrowDocuments over the
     same bytes."""
@@ -43,32 +40,8 @@ class ArrowDocuments(Sequence):
         return iter(self.array.to_pylist())
 
     def views(self, lowercase):
-        """(data, kind, length, lower) arrays describing the documents for the kernels, and the str they point
-        into (see :meth:`nbfast.text._lines.TextLines.views`)."""
-        n = len(self)
-        start = self.offsets[:-1]
-        length = np.diff(self.offsets)
-        data = (np.uint64(self.data.ctypes.data) + start.astype(np.uint64)) if self.data.size else np.zeros(
-            n, np.uint64)
-        kind = np.full(n, _tokens.KIND_UTF8, dtype=np.uint8)
-        lower = np.full(n, bool(lowercase), dtype=np.uint8)
-        keep_alive = [self.array, self.data]
-        if lowercase:
-            index = self._holding(_CAPITAL_SIGMA)
-            if index.size:
-                lowered = [self[i].lower() for i in index.tolist()]
-                parts = [np.empty(index.shape[0], array.dtype) for array in (data, kind, length, lower)]
-                _tokens.document_views(lowered, False, *parts)
-                for array, part in zip((data, kind, length, lower), parts):
-                    array[index] = part
-                keep_alive.extend(lowered)
-        return (data, kind, length, lower), keep_alive
-
-    def _holding(self, sequence):
-        """The documents holding the bytes ``sequence`` (two bytes, never split by a document boundary)."""
-        data = self.data[self.offsets[0]:self.offsets[-1]]
-        at = np.flatnonzero((data[:-1] == sequence[0]) & (data[1:] == sequence[1])) + self.offsets[0]
-        return np.unique(np.searchsorted(self.offsets, at, side="right") - 1)
+        return utf8_views(self, self.data, self.offsets[:-1], self.offsets[1:], lowercase,
+                          keep_alive=[self.array, self.data])
 
     def blocks(self, size):
         """Slices of at most ``size`` documents."""

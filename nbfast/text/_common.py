@@ -14,8 +14,8 @@ from nbfast import _compat
 from nbfast import _sparse as sp
 from nbfast._kernels import tokens as _tokens
 from nbfast._kernels.threads import effective_n_threads, n_jobs_limit
-from nbfast.text._arrow import ArrowColumn, ArrowDocuments, arrow_column
-from nbfast.text._lines import DocumentBlocks, TextLines
+from nbfast.text._arrow import ArrowColumn, arrow_column
+from nbfast.text._lines import DocumentBlocks, InPlaceDocuments
 
 DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 INT32_MAX = np.iinfo(np.int32).max
@@ -191,10 +191,10 @@ def documents(X):
 
 
 def batches(X, batch_size):
-    """The documents of the iterable X, ``batch_size`` at a time, as lists (as TextLines when X is one, as
-    ArrowDocuments of one chunk for an ArrowColumn; the blocks of DocumentBlocks as they come, cut at
-    ``batch_size``)."""
-    if isinstance(X, TextLines):
+    """The documents of the iterable X, ``batch_size`` at a time, as lists (as slices of X when it is
+    InPlaceDocuments, as ArrowDocuments of one chunk for an ArrowColumn; the blocks of DocumentBlocks as they
+    come, cut at ``batch_size``)."""
+    if isinstance(X, InPlaceDocuments):
         yield from (X[start:start + batch_size] for start in range(0, len(X), batch_size))
         return
     if isinstance(X, ArrowColumn):
@@ -251,9 +251,9 @@ class DocumentBatch(NamedTuple):
 
 
 def prepare_documents(documents, lowercase, encoding, decode_error):
-    """Describe a non-empty list of documents (str, or bytes decoded as scikit-learn does), TextLines or
-    ArrowDocuments, for the kernels."""
-    if isinstance(documents, (TextLines, ArrowDocuments)):
+    """Describe a non-empty list of documents (str, or bytes decoded as scikit-learn does) or InPlaceDocuments,
+    for the kernels."""
+    if isinstance(documents, InPlaceDocuments):
         (data, kind, length, lower), keep_alive = documents.views(lowercase)
     else:
         if set(map(type, documents)) != {str}:  # (a set of the types: faster than a loop over the documents)

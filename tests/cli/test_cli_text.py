@@ -232,7 +232,7 @@ def test_model_file_keeps_the_vectorizer_for_info_and_python(tmp_path, capsys, c
     ("d.jsonl", '{"label": 3, "text": "x"}', "line 4: label is a number, earlier labels are strings"),
     ("d.jsonl", "", "line 4: malformed JSON"),
 ])  # fmt: skip
-@pytest.mark.parametrize("chunk_size", [2, 100])
+@pytest.mark.parametrize("chunk_size", [1, 2, 100])  # 1: the bad line a block of its own
 def test_malformed_line_is_one_line_with_its_number(tmp_path, capsys, corpus, name, bad, message, chunk_size):
     documents, labels = corpus
     path = (write_jsonl if name.endswith("jsonl") else write_tsv)(tmp_path / name, documents[:6], labels[:6])
