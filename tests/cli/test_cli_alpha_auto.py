@@ -1,15 +1,18 @@
 """``nbfast train --alpha auto``: alpha chosen by the model's CV estimator, as MultinomialNBCV and GridSearchCV
-choose it, and stored in the model file; errors for options that do not go together."""
+choose it; the scores stored in the model file and shown by ``nbfast info``; errors for options that do not go
+together."""
 
 import re
 
 import numpy as np
 import pytest
 from support.cli import assert_one_line_error, run_cli
+from support.crafting import _layout, _saved, _with_byte_order, _with_header
 
 import nbfast
 from nbfast.cli import main
 from nbfast.datasets import make_documents
+from nbfast.persist import _info, read_info
 
 sklearn_naive_bayes = pytest.importorskip("sklearn.naive_bayes")
 model_selection = pytest.importorskip("sklearn.model_selection")
@@ -92,6 +95,76 @@ def test_train_prints_every_alphas_scores(corpus, capsys):
     assert f"nbfast: --alpha auto: alpha {expected.alpha_:g}, the best mean accuracy over 5 folds\n" in err
     assert err.splitlines()[-1].startswith("nbfast: trained MultinomialNBCV")  # the summary still ends the run
     assert _table(err.splitlines()) == _expected_table(expected)
+
+
+def test_info_shows_every_alphas_scores(corpus, capsys):
+    path, X, y = corpus
+    _train(capsys, path, path.with_name("m.nbf"), "--alpha", "auto", "--alphas", ",".join(map(str, ALPHAS)))
+    expected = nbfast.MultinomialNBCV(alphas=ALPHAS).fit(X, y)
+    status, out, err = run_cli(capsys, "info", path.with_name("m.nbf"))
+    assert status == 0, err
+    assert "alpha search:   5-fold cross-validation, scored by accuracy\n" in out
+    assert _table(out.splitlines()) == _expected_table(expected)
+    assert "alpha_=1," in out and f"best_score_={expected.best_score_:.6g}" in out
+
+
+def test_read_info_gives_the_stored_scores(corpus, capsys, monkeypatch):
+    path, X, y = corpus
+    _train(capsys, path, path.with_name("m.nbf"), "--alpha", "auto", "--alphas", ",".join(map(str, ALPHAS)))
+    results = nbfast.MultinomialNBCV(alphas=ALPHAS).fit(X, y).cv_results_
+    search = read_info(path.with_name("m.nbf"))["search"]
+    assert search["scoring"] == "accuracy" and search["n_splits"] == 5 and search["n_alphas"] == len(ALPHAS)
+    for name in ("param_alpha", "mean_test_score", "std_test_score", "rank_test_score"):
+        assert search[name] == results[name].tolist(), name
+
+    monkeypatch.setattr(_info, "MAX_SEARCH_ROWS", 2)  # the first rows of a long search, then their count
+    assert read_info(path.with_name("m.nbf"))["search"]["param_alpha"] == ALPHAS[:2]
+    status, out, _ = run_cli(capsys, "info", path.with_name("m.nbf"))
+    assert status == 0 and f"... ({len(ALPHAS) - 2:,} more alphas)\n" in out
+
+
+def test_info_of_a_model_without_a_search_shows_none(corpus, capsys):
+    path, X, y = corpus
+    _train(capsys, path, path.with_name("m.nbf"))
+    assert read_info(path.with_name("m.nbf"))["search"] is None
+    search = nbfast.MultinomialNBCV(alphas=ALPHAS).fit(X, y)
+    search.cv_results_ = {"params": search.cv_results_["params"]}  # loads (any dict does), holds no scores
+    nbfast.save(search, path.with_name("s.nbf"))
+    assert read_info(path.with_name("s.nbf"))["search"] is None
+    status, out, err = run_cli(capsys, "info", path.with_name("s.nbf"))
+    assert status == 0 and "alpha search" not in out, err
+
+
+def _results(header):
+    return header["model"]["fitted"]["cv_results_"]["__dict__"]
+
+
+@pytest.mark.parametrize("edit", [
+    lambda header: _results(header).update(mean_test_score={"__ndarray__": 10**6}),  # no such array
+    lambda header: _results(header).update(mean_test_score={"__ndarray__": True}),
+    lambda header: _results(header).update(mean_test_score=[0.5] * len(ALPHAS)),  # not an array
+    lambda header: _results(header).update(mean_test_score=header["model"]["fitted"]["classes_"]),  # 3, not 6
+    lambda header: _results(header).pop("rank_test_score"),
+    lambda header: header["model"]["fitted"].update(cv_results_=[1, 2]),
+])  # fmt: skip
+def test_info_of_a_crafted_search_shows_no_scores(tmp_path, capsys, edit):
+    X, y = make_documents(n_samples=100, n_features=20, n_classes=3, random_state=0)
+    (tmp_path / "m.nbf").write_bytes(_with_header(_saved(nbfast.MultinomialNBCV(alphas=ALPHAS).fit(X, y)), edit))
+    assert read_info(tmp_path / "m.nbf")["search"] is None
+    status, out, err = run_cli(capsys, "info", tmp_path / "m.nbf")
+    assert status == 0 and "alpha search" not in out, err
+
+
+def test_info_reads_scores_in_either_byte_order(tmp_path):
+    X, y = make_documents(n_samples=100, n_features=20, n_classes=3, random_state=0)
+    search = nbfast.MultinomialNBCV(alphas=ALPHAS).fit(X, y)
+    raw = _saved(search)
+    for name in ("param_alpha", "mean_test_score"):
+        raw = _with_byte_order(raw, _results(_layout(raw)[0])[name]["__ndarray__"])
+    (tmp_path / "m.nbf").write_bytes(raw)
+    scores = read_info(tmp_path / "m.nbf")["search"]
+    assert scores["param_alpha"] == ALPHAS
+    assert scores["mean_test_score"] == search.cv_results_["mean_test_score"].tolist()
 
 
 def test_the_model_predicts_as_one_trained_with_the_chosen_alpha(tmp_path, capsys):
