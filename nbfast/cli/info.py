@@ -4,6 +4,7 @@ Every string the file stores is shown through :func:`~nbfast.persist._info.short
 escaped, long fields cut, so that a crafted file cannot drive the terminal or fake a line.
 """
 
+from nbfast.cli._alpha_search import score_table
 from nbfast.cli._errors import positive_int
 from nbfast.cli.explain import shown_feature_names, unnamed_note
 from nbfast.explanation import top_features
@@ -40,6 +41,8 @@ def run(args):
     print(f"arrays:         {info['n_arrays']}, {info['data_nbytes']:,} bytes")
     if info["fitted_numbers"]:
         print("fitted:         " + ", ".join(f"{k}={v:.6g}" for k, v in info["fitted_numbers"].items()))
+    if info["search"] is not None:
+        _print_search(info["search"])
     if info["training_input"] is not None:
         print(f"trained on:     {info['training_input']}")
     if info["vectorizer"] is not None:
@@ -48,6 +51,19 @@ def run(args):
         print()
         _print_top_features(args.path, args.top_features)
     return 0
+
+
+def _print_search(search):
+    """The scores of a cross-validated search (a CV estimator's), a row per alpha (the first
+    :data:`~nbfast.persist._info.MAX_SEARCH_ROWS`: the count of the others follows)."""
+    folds = "cross-validation" if search["n_splits"] is None else f"{search['n_splits']}-fold cross-validation"
+    print(f"alpha search:   {folds}, scored by {search['scoring']}")
+    for line in score_table(search["scoring"], search["param_alpha"], search["mean_test_score"],
+                            search["std_test_score"], search["rank_test_score"]):
+        print(f"                {line}")
+    shown = len(search["param_alpha"])
+    if search["n_alphas"] > shown:
+        print(f"                ... ({search['n_alphas'] - shown:,} more alphas)")
 
 
 def _print_top_features(path, n):

@@ -24,7 +24,8 @@ import warnings
 import numpy as np
 
 from nbfast import _sparse as sp
-from nbfast.cli._errors import CommandError, document_frequency, non_negative_float, positive_int
+from nbfast.cli._alpha_search import AUTO, alpha_grid, alpha_or_auto, fold_count, report_search, search_params
+from nbfast.cli._errors import CommandError, document_frequency, positive_int
 from nbfast.cli._input import (
     Progress,
     add_input_arguments,
@@ -40,9 +41,10 @@ from nbfast.cli._input import (
     takes_sparse,
     text_inputs,
 )
-from nbfast.naive_bayes import ESTIMATORS
+from nbfast.naive_bayes import ALPHA_SEARCHES, ESTIMATORS
 from nbfast.naive_bayes._base import unique_classes
 from nbfast.naive_bayes._batches import BatchFit
+from nbfast.naive_bayes._cv import DEFAULT_ALPHAS
 from nbfast.persist import save
 from nbfast.readers import STDIN
 from nbfast.text import VECTORIZERS as TEXT_VECTORIZERS
@@ -52,6 +54,8 @@ from nbfast.text._lines import DocumentBlocks
 #: --model name (the class name without "NB", lowercased) -> estimator class, for every registered estimator
 #: that can be made from command-line options (not the composite MixedNB, which is built from parts).
 MODEL_KINDS = {name.removesuffix("NB").lower(): cls for name, cls in ESTIMATORS.items() if not cls._composite}
+#: --model -> the estimator that chooses its alpha by cross-validation (MultinomialNBCV, ...): what --alpha auto fits.
+SEARCHES = {kind: ALPHA_SEARCHES[cls] for kind, cls in MODEL_KINDS.items() if cls in ALPHA_SEARCHES}
 TEXT_N_FEATURES = 2**20
 #: --max-n-features by default: hashed text (2**20) and real vocabularies pass, a stray index of 10**8 does not
 #: (the scoring table of a model is n_classes x n_features; predict reads it whole).
@@ -80,7 +84,16 @@ def add_arguments(parser):
                         help="--model categorical: clip values at K - 1, every feature K categories "
                              "(CategoricalNB's max_categories); without it, a value above "
                              f"{MAX_CATEGORY:,} in the input is refused")
-    parser.add_argument("--alpha", type=non_negative_float, metavar="A", help="smoothing (default: the estimator's)")
+    parser.add_argument("--alpha", type=alpha_or_auto, metavar="A",
+                        help="smoothing (default: the estimator's), or auto: chosen by cross-validation among "
+                             "--alphas (--model " + ", ".join(SEARCHES) + "); the model then needs all the rows "
+                             "at once (its memory grows with the input)")
+    search = parser.add_argument_group("--alpha auto (the model's CV estimator, such as MultinomialNBCV)")
+    search.add_argument("--cv", type=fold_count, metavar="K",
+                        help="folds of the cross-validation, stratified by class (default 5)")
+    search.add_argument("--alphas", type=alpha_grid, metavar="A1,A2,...",
+                        help="the alphas to choose from, the first of the best mean accuracies winning (default "
+                             + ",".join(f"{alpha:g}" for alpha in DEFAULT_ALPHAS) + ")")
     text = parser.add_argument_group("text input (stored in the model for `nbfast predict`)")
     text.add_argument("--ngram-max", type=int, choices=(1, 2), metavar="{1,2}",
                       help="words (1, the default) or words and word pairs (2) as features")
@@ -108,8 +121,13 @@ def add_arguments(parser):
 
 def make_estimator(args):
     cls = MODEL_KINDS[args.model]
-    params = {}
-    if args.alpha is not None:
+    if args.alpha == AUTO and args.model not in SEARCHES:
+        raise ValueError(f"--alpha auto applies to --model {', '.join(SEARCHES)} (the models with a CV estimator), "
+                         f"not {args.model}")
+    params = search_params(args)
+    if args.alpha == AUTO:
+        cls = SEARCHES[args.model]
+    elif args.alpha is not None:
         if "alpha" not in cls().get_params():
             raise ValueError(f"--alpha does not apply to --model {args.model}")
         params["alpha"] = args.alpha
@@ -362,6 +380,8 @@ def run(args):
     training_input = {"kind": "text" if vectorizer is not None else "vectors",
                       "zero_based": bool(args.zero_based) if svmlight_inputs(args) else None}
     save(estimator, args.output, vectorizer=vectorizer, training_input=training_input)
+    if args.alpha == AUTO:
+        report_search(estimator)
     progress.close(f"trained {type(estimator).__name__} ({len(classes)} classes, {n_features} features) "
                    f"-> {args.output}")
     return 0

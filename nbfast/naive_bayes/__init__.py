@@ -22,6 +22,10 @@ ESTIMATORS = {
                 DiscriminativeNB)
 }
 
-__all__ = ["ESTIMATORS", "BernoulliNB", "BernoulliNBCV", "CalibratedNB", "CategoricalNB", "CategoricalNBCV", "ComplementNB",
+#: The estimator that chooses a count model's alpha by cross-validation, by the count model's class.
+ALPHA_SEARCHES = {search._base_class: search for search in (MultinomialNBCV, BernoulliNBCV, ComplementNBCV,
+                                                            CategoricalNBCV, PoissonNBCV)}
+
+__all__ = ["ALPHA_SEARCHES", "ESTIMATORS", "BernoulliNB", "BernoulliNBCV", "CalibratedNB", "CategoricalNB", "CategoricalNBCV", "ComplementNB",
            "ComplementNBCV", "DiscriminativeNB", "GaussianNB", "MixedNB", "MultinomialNB", "MultinomialNBCV", "PoissonNB", "PoissonNBCV",
            "SemiSupervisedNB"]

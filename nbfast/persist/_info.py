@@ -2,7 +2,9 @@
 
 import os
 
-from nbfast.persist._container import ModelFormatError, _read_header
+import numpy as np
+
+from nbfast.persist._container import ModelFormatError, _is_count, _read_header
 from nbfast.persist._training_input import check_training_input_entry
 
 
@@ -69,11 +71,52 @@ def _describe_training_input(entry):
     return "feature vectors" + (f" (svmlight indices {base})" if base else "")
 
 
+#: The alphas of a cross-validated search whose scores ``read_info`` reads, at most (a header may claim millions).
+MAX_SEARCH_ROWS = 100
+#: The entries of a search's ``cv_results_`` that ``read_info`` reads: one number per alpha each.
+_SEARCH_COLUMNS = ("param_alpha", "mean_test_score", "std_test_score", "rank_test_score")
+
+
+def _number_column(ref, entries):
+    """The array table's entry of a reference to a 1-D array of numbers, or None when ``ref`` is not one."""
+    if not isinstance(ref, dict) or set(ref) != {"__ndarray__"} or not _is_count(ref["__ndarray__"]) or \
+            ref["__ndarray__"] >= len(entries):
+        return None
+    entry = entries[ref["__ndarray__"]]
+    return entry if len(entry["shape"]) == 1 and entry["dtype"].kind in "iuf" else None
+
+
+def _read_head(f, data_start, entry, n):
+    """The first ``n`` values of a 1-D array of the data section, as Python floats."""
+    count = min(n, entry["shape"][0])
+    f.seek(data_start + entry["offset"])
+    return np.frombuffer(f.read(count * entry["dtype"].itemsize), dtype=entry["dtype"], count=count).tolist()
+
+
+def _search_scores(f, data_start, spec, entries):
+    """The scores of a cross-validated search (a CV estimator's ``cv_results_``): its scoring, number of folds,
+    number of alphas, and the first MAX_SEARCH_ROWS alphas with their mean, standard deviation and rank of
+    test scores; None for a model without them."""
+    fitted = spec.get("fitted") or {}
+    results = fitted.get("cv_results_")
+    if not isinstance(results, dict) or not isinstance(results.get("__dict__"), dict):
+        return None
+    columns = {name: _number_column(results["__dict__"].get(name), entries) for name in _SEARCH_COLUMNS}
+    if None in columns.values() or len({entry["shape"] for entry in columns.values()}) != 1:
+        return None
+    n_splits = fitted.get("n_splits_")
+    return {"scoring": shorten(str(spec["params"].get("scoring"))),
+            "n_splits": n_splits if _is_count(n_splits) else None,
+            "n_alphas": columns["param_alpha"]["shape"][0],
+            **{name: _read_head(f, data_start, entry, MAX_SEARCH_ROWS) for name, entry in columns.items()}}
+
+
 def read_info(path):
-    """Describe a model file from its header alone, without reading its arrays.
+    """Describe a model file from its header, without reading the model's arrays.
 
     The header checksum is verified; the data checksum is not (use
-    :func:`load` for that).
+    :func:`load` for that).  Of the arrays, only a cross-validated search's
+    scores are read.
 
     Parameters
     ----------
@@ -88,7 +131,11 @@ def read_info(path):
         (display string, None when the model has none), ``training_input``
         (how the training input was read, None when not recorded) and
         ``fitted_numbers`` (fitted attributes that are single numbers, such as
-        a CalibratedNB's ``temperature_``).  Every string taken from the file
+        a CalibratedNB's ``temperature_``), ``search`` (a CV estimator's scores
+        by alpha: ``scoring``, ``n_splits``, ``n_alphas``, and lists of the
+        first 100 alphas' ``param_alpha``, ``mean_test_score``,
+        ``std_test_score`` and ``rank_test_score``, read from the data section;
+        None for other models).  Every string taken from the file
         is shown safely: characters that are not printable (ESC, CR, line
         breaks, bidirectional overrides) as Python escapes, and a display
         longer than 200 characters cut, saying its length.
@@ -101,8 +148,9 @@ def read_info(path):
     path = os.fspath(path)
     try:
         with open(path, "rb") as f:
-            header, _ = _read_header(f)
-        spec, summary, entries = header["model"], header["summary"], header["arrays"]
+            header, data_start = _read_header(f)
+            spec, summary, entries = header["model"], header["summary"], header["arrays"]
+            search = _search_scores(f, data_start, spec, entries)
         vectorizer = _describe_vectorizer(header.get("vectorizer"))
         return {
             "format_version": header["format_version"],
@@ -118,6 +166,7 @@ def read_info(path):
             "training_input": _describe_training_input(header.get("training_input")),
             "fitted_numbers": {shorten(str(name)): value for name, value in (spec.get("fitted") or {}).items()
                                if name != "n_features_in_" and type(value) in (int, float)},
+            "search": search,
         }
     except ModelFormatError as exc:
         raise ModelFormatError(f"{path}: {exc}") from None

@@ -28,7 +28,7 @@ def errors(capsys, *argv):
 def test_an_invalid_option_value_is_blamed_on_the_option(data, tmp_path, capsys):
     status, err = errors(capsys, "train", data, "-o", tmp_path / "m.nbf", "--alpha", "-1")
     assert status == 2 and err[0].startswith("usage: nbfast train")
-    assert err[-1] == "nbfast train: error: argument --alpha: must be a finite number >= 0, got '-1'"
+    assert err[-1] == "nbfast train: error: argument --alpha: must be a finite number >= 0 or 'auto', got '-1'"
     assert not (tmp_path / "m.nbf").exists()
 
 
