@@ -214,6 +214,40 @@ cdef Py_ssize_t first_invalid_utf8(const uint8_t *data, Py_ssize_t n) noexcept n
     return -1
 
 
+def utf8_holding_sigma(const uint8_t[::1] buffer, const int64_t[::1] start, const int64_t[::1] stop,
+                       uint8_t[::1] found):
+    """Whether each UTF-8 document ``buffer[start[i]:stop[i]]`` holds U+03A3 (the bytes CE A3), whose lowercase
+    depends on its neighbours: ``found[i]``.  Returns the number of such documents."""
+    cdef Py_ssize_t i, n = start.shape[0], size = buffer.shape[0], count = 0
+    cdef const uint8_t *data = &buffer[0] if size else NULL
+    cdef bint in_bounds = True
+    if stop.shape[0] != n or found.shape[0] != n:
+        raise ValueError("utf8_holding_sigma: the arrays must have one entry per document")
+    with nogil:
+        for i in range(n):
+            in_bounds = in_bounds and 0 <= start[i] <= stop[i] <= size
+    if not in_bounds:
+        raise ValueError("utf8_holding_sigma: a document's span is outside the buffer")
+    with nogil:
+        for i in range(n):
+            found[i] = holds_capital_sigma(data, start[i], stop[i])
+            count += found[i]
+    return count
+
+
+cdef inline bint holds_capital_sigma(const uint8_t *data, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+    """Whether the UTF-8 bytes ``data[a:b]`` hold CE A3 (U+03A3)."""
+    cdef const uint8_t *at
+    while a + 1 < b:
+        at = <const uint8_t *> memchr(data + a, 0xCE, b - 1 - a)
+        if at == NULL:
+            return False
+        if at[1] == 0xA3:
+            return True
+        a = at - data + 1
+    return False
+
+
 cdef Py_ssize_t last_starting_at(const int64_t[::1] start, Py_ssize_t position) noexcept nogil:
     """The last document (start in increasing order) starting at or before ``position``, or -1."""
     cdef Py_ssize_t low = 0, high = start.shape[0], middle

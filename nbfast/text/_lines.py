@@ -19,10 +19,6 @@ from nbfast._kernels import tokens as _tokens
 MAX_GATHERED_WIDTH = 64
 
 
-#: U+03A3 in UTF-8: a document holding it is lowercased by str.lower (its lowercase depends on its neighbours).
-CAPITAL_SIGMA_UTF8 = "\u03a3".encode()
-
-
 class InPlaceDocuments(Sequence):
     """Documents the vectorizers' kernels read where they are: indexing gives a document as a str, slicing
     (step 1) documents of the same kind over the same memory, and :meth:`views` describes them for the
@@ -142,35 +138,21 @@ class Utf8Lines(InPlaceDocuments):
 
 def utf8_views(documents, buffer, start, stop, lowercase, keep_alive):
     """:meth:`InPlaceDocuments.views` of UTF-8 documents ``buffer[start[i]:stop[i]]`` (``buffer`` a uint8 array),
-    ``documents[i]`` each as a str.  ``keep_alive`` holds what ``buffer``
-    points into; a document holding U+03A3 is lowercased by ``str.lower`` (when ``lowercase``) and described
-    as that str."""
+    ``documents[i]`` each as a str.  ``keep_alive`` holds what ``buffer`` points into; a document holding U+03A3
+    is lowercased by ``str.lower`` (when ``lowercase``) and described as that str."""
     n = start.shape[0]
     data = np.uint64(buffer.ctypes.data) + start.astype(np.uint64) if buffer.size else np.zeros(n, np.uint64)
     arrays = (data, np.full(n, _tokens.KIND_UTF8, np.uint8), stop - start, np.full(n, bool(lowercase), np.uint8))
-    if lowercase and n:
-        index = _holding(buffer, start, stop, CAPITAL_SIGMA_UTF8)
-        if index.size:
-            lowered = [documents[i].lower() for i in index.tolist()]
-            parts = [np.empty(index.shape[0], array.dtype) for array in arrays]
-            _tokens.document_views(lowered, False, *parts)
-            for array, part in zip(arrays, parts):
-                array[index] = part
-            keep_alive = [*keep_alive, *lowered]
+    sigma = np.empty(n, np.uint8)
+    if lowercase and _lines.utf8_holding_sigma(buffer, start, stop, sigma):
+        index = np.flatnonzero(sigma)
+        lowered = [documents[i].lower() for i in index.tolist()]
+        parts = [np.empty(index.shape[0], array.dtype) for array in arrays]
+        _tokens.document_views(lowered, False, *parts)
+        for array, part in zip(arrays, parts):
+            array[index] = part
+        keep_alive = [*keep_alive, *lowered]
     return arrays, keep_alive
-
-
-def _holding(buffer, start, stop, sequence):
-    """The documents ``buffer[start[i]:stop[i]]`` holding the two bytes ``sequence``."""
-    if np.any(start[1:] < stop[:-1]):  # spans out of order (a reversed slice, say): each searched
-        return np.array([i for i in range(start.shape[0]) if sequence in buffer[start[i]:stop[i]].tobytes()],
-                        dtype=np.int64)
-    first, last = int(start[0]), int(stop[-1])
-    data = buffer[first:last]
-    at = np.flatnonzero((data[:-1] == sequence[0]) & (data[1:] == sequence[1])) + first
-    document = np.searchsorted(start, at, side="right") - 1
-    inside = (document >= 0) & (at + len(sequence) <= stop[np.maximum(document, 0)])
-    return np.unique(document[inside])
 
 
 class DocumentBlocks(Iterable):

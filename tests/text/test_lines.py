@@ -188,3 +188,14 @@ def test_utf8_error_judges_longer_sequences_as_python():
     for cut in rng.integers(0, len(text), 200):
         for data in (text[:cut], text[cut:], text[:cut] + b"\xff" + text[cut:]):
             assert _lines.utf8_error(data) == python_utf8_error(data)
+
+
+def test_utf8_holding_sigma_finds_the_documents_holding_a_capital_sigma():
+    documents = ["Σ", "xΣ", "ΟΔΥΣΣΕΥΣ", "σς", "\u03ce\u03a2", "", "ΣΑΣ z"]
+    lines = as_utf8_lines(documents)
+    found = np.empty(len(documents), np.uint8)
+    buffer = np.frombuffer(lines.data, np.uint8)
+    assert _lines.utf8_holding_sigma(buffer, lines.start, lines.stop, found) == 4
+    np.testing.assert_array_equal(found, ["Σ" in document for document in documents])
+    with pytest.raises(ValueError, match="outside the buffer"):
+        _lines.utf8_holding_sigma(buffer, lines.start, lines.stop + len(lines.data), found)
