@@ -274,9 +274,13 @@ def test_bench_cli_threads_prints_a_scaling_table_with_the_serial_share(capsys):
     for row in rows:
         assert row["seconds"] > 0 and len(row["times"]) == 1
         assert (row["serial_share"] is None) == (row["threads"] == 1) and (row["speedup"] == 1) >= (row["threads"] == 1)
+        assert 0 < row["startup_seconds"] and (row["work_serial_share"] is None) == (row["threads"] == 1)
+        work = max(row["seconds"] - row["startup_seconds"], 1e-9)
+        first = next(r for r in rows if r["operation"] == row["operation"] and r["threads"] == 1)
+        assert row["work_speedup"] == pytest.approx(max(first["seconds"] - row["startup_seconds"], 1e-9) / work)
     assert main(argv[:-1]) == 0
     out = capsys.readouterr().out
-    assert "serial share" in out and "CPUs" in out and "predict" in out
+    assert "serial share" in out and "CPUs" in out and "predict" in out and "start-up s" in out
 
 
 def test_the_serial_share_is_amdahls_fitted_to_two_runs():

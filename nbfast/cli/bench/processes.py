@@ -120,24 +120,46 @@ def write_corpus(folder, n_predict, n_classes, seed):
 
 def time_scaling(folder, counts, repeats, corpus, log):
     """nbfast's train and predict processes with ``-j`` each of ``counts``, alternately: a row per operation and
-    count, with the speed-up over the first count and the serial share (:func:`serial_share`)."""
+    count, with the speed-up over the first count and the serial share (:func:`serial_share`), of the whole
+    process and of its work: its time less the start-up, the same command's on an input of a few lines
+    (the interpreter, the imports, the model and its output files: what no thread count shrinks)."""
     commands = _commands(folder, with_sklearn=False)
+    startup_commands = _startup_commands(folder)
     rows = []
     for operation in ("train", "predict"):  # train first: predict reads its model
         print(f"timing nbfast {operation} with {', '.join(map(str, counts))} thread(s), alternately, {repeats} runs "
-              "each ...", file=log, flush=True)
+              "each, and its start-up ...", file=log, flush=True)
         runs = {n: [] for n in counts}
+        startups = []
         for _ in range(repeats):
             for n in counts:
                 runs[n].append(run_process(commands[operation]["nbfast"] + ["-j", str(n)])[0])
+            startups.append(run_process(startup_commands[operation])[0])
         n_documents = corpus["n_train" if operation == "train" else "n_predict"]
+        startup = statistics.median(startups)
         first = statistics.median(runs[counts[0]])
         for n in counts:
             seconds = statistics.median(runs[n])
+            work, first_work = max(seconds - startup, 1e-9), max(first - startup, 1e-9)
             rows.append({"operation": operation, "threads": n, "seconds": seconds, "times": runs[n],
                          "docs_per_s": n_documents / seconds, "speedup": first / seconds,
-                         "serial_share": serial_share(first, seconds, counts[0], n)})
+                         "serial_share": serial_share(first, seconds, counts[0], n), "startup_seconds": startup,
+                         "work_speedup": first_work / work,
+                         "work_serial_share": serial_share(first_work, work, counts[0], n)})
     return rows
+
+
+def _startup_commands(folder):
+    """{operation: argv} of train and predict on a few lines: the start-up of the commands of :func:`_commands`
+    (predict reads the model trained on the whole training file)."""
+    lines = (folder / "train.tsv").read_text(encoding="utf-8").splitlines(keepends=True)
+    (folder / "startup-train.tsv").write_text("".join(lines[:100]), encoding="utf-8")
+    (folder / "startup-predict.tsv").write_text(lines[0], encoding="utf-8")
+    nbfast = [sys.executable, "-m", "nbfast.cli"]
+    return {"train": nbfast + ["train", str(folder / "startup-train.tsv"), "--vectorizer", "tfidf", "-o",
+                               str(folder / "startup-model.nbf")],
+            "predict": nbfast + ["predict", str(folder / "model.nbf"), str(folder / "startup-predict.tsv"), "-o",
+                                 str(folder / "startup.csv")]}
 
 
 def serial_share(first_seconds, seconds, first_threads, n_threads):
@@ -156,11 +178,20 @@ def print_scaling(report):
           f"{corpus['n_train']:,} to train on, {corpus['n_classes']} classes; {machine.get('cpu', 'this machine')}, "
           f"{machine.get('nproc', '?')} CPUs; medians of {report['repeats']} alternate runs"
           f"{', a busy core beside' if machine['busy'] else ''}")
-    share = column("serial share", ">14", lambda r: "" if r["serial_share"] is None else f"{r['serial_share']:.0%}")
-    print_rows(report["scaling"], [column("operation", "<10"), column("threads", ">7"), SECONDS, DOCS_PER_S,
-                                   column("speed-up", ">10", lambda r: f"{r['speedup']:.2f}x"), share])
+
+    def share(key):
+        return lambda r: "" if r[key] is None else f"{r[key]:.0%}"
+
+    print_rows(report["scaling"], [
+        column("operation", "<10"), column("threads", ">7"), SECONDS, DOCS_PER_S,
+        column("speed-up", ">10", lambda r: f"{r['speedup']:.2f}x"), column("serial share", ">14", share("serial_share")),
+        column("start-up s", ">11", lambda r: f"{r['startup_seconds']:.3f}"),
+        column("work speed-up", ">15", lambda r: f"{r['work_speedup']:.2f}x"),
+        column("work serial", ">13", share("work_serial_share")),
+    ])
     print("speed-up: over the first count; serial share: the part of that run that more threads did not shrink "
-          "(Amdahl's law fitted to the two runs)")
+          "(Amdahl's law fitted to the two runs); start-up: the same command on a few lines; work: the run less "
+          "its start-up")
 
 
 def _commands(folder, with_sklearn=True):
