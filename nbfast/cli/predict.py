@@ -115,7 +115,7 @@ class CsvWriter(_Writer):
     def encode(self, class_index, proba):
         """The CSV rows of a block's classes (indices into the model's classes) and probabilities (None: the
         labels alone), as a bytearray: made in any thread."""
-        class_index = np.asarray(class_index, dtype=np.int64)
+        class_index = np.asarray(class_index, dtype=np.int64)[:, None]
         proba = np.empty((class_index.shape[0], 0)) if proba is None else proba
         return csv_rows(self._field_bytes, self._field_ends, class_index, np.ascontiguousarray(proba, dtype=np.float64))
 
