@@ -24,9 +24,10 @@ import os
 import numpy as np
 
 from nbfast import _compat
+from nbfast.readers._arrow import numeric_values
 from nbfast.readers._block import STDIN, Block, finished, open_input, ordered_map
 from nbfast.readers.text import document_rows, import_dependencies
-from nbfast.text._arrow import arrow_documents
+from nbfast.text._arrow import arrow_documents, string_buffers
 
 COLUMNAR_FORMATS = ("parquet", "arrow", "csv")
 #: Bytes of CSV parsed at a time: no row may be longer.
@@ -175,19 +176,20 @@ def _labels(column, path, rows, pa, pc):
         column = _array(column)
         if column.null_count:
             raise ValueError(f"{path} row {_first(column.is_null(), rows)}: the label is null")
-        labels = column.to_numpy()
-        if labels.dtype.kind == "f" and np.isnan(labels).any():
+        labels = numeric_values(column)
+        if np.isnan(labels).any():
             raise ValueError(f"{path} row {rows[np.argmax(np.isnan(labels))]}: the label is NaN")
-        return labels.astype(np.float64 if labels.dtype.kind == "f" else np.int64)
+        return labels
     labels = pc.utf8_trim_whitespace(_strings(column, path, rows, "label", pa, pc))
-    if pc.any(pc.equal(pc.binary_length(labels), 0)).as_py():
-        raise ValueError(f"{path} row {_first(pc.equal(pc.binary_length(labels), 0), rows)}: empty label")
-    return labels.to_numpy(zero_copy_only=False).astype(str)
+    empty = np.diff(string_buffers(labels)[1]) == 0
+    if empty.any():
+        raise ValueError(f"{path} row {rows[np.argmax(empty)]}: empty label")
+    return np.array(labels.to_pylist())
 
 
 def _first(flags, rows):
     """The row number of the first true value of an Arrow boolean array."""
-    return rows[int(np.argmax(flags.to_numpy(zero_copy_only=False)))]
+    return rows[flags.to_pylist().index(True)]
 
 
 def _tell(f):
