@@ -1,5 +1,6 @@
-"""``nbfast predict``: stream inputs through a model chunk by chunk, writing labels
-(and probabilities) as CSV, or as .npy when OUT ends with .npy.
+"""``nbfast predict``: stream inputs through a model chunk by chunk, writing labels (and probabilities, or
+the K most probable classes) as CSV, or as .npy, Parquet or Arrow IPC by OUT's extension; columns of a
+columnar input may be copied to the output, row for row (``--id-field``), to join it back on them.
 
 Raw text is vectorized with the settings stored in the model by ``nbfast train``.
 
@@ -11,8 +12,11 @@ directly, ``-`` is standard output.  OUT may not be the model or an input.
 """
 
 import concurrent.futures
+import os
 
-from nbfast.cli._errors import CommandError
+import numpy as np
+
+from nbfast.cli._errors import CommandError, positive_int
 from nbfast.cli._input import (
     Progress,
     add_input_arguments,
@@ -22,26 +26,98 @@ from nbfast.cli._input import (
     read_blocks,
     rows_input,
 )
-from nbfast.cli._writers import CsvWriter, NpyWriter
+from nbfast.cli._writers import ArrowWriter, CsvWriter, NpyWriter, ParquetWriter, Predictions, prediction_columns
+from nbfast.readers import COLUMNAR_FORMATS, input_format
+
+#: OUT's extension -> its writer; CSV for any other (.csv, .txt, none, or - for standard output).
+WRITERS = {".npy": NpyWriter, ".parquet": ParquetWriter, ".arrow": ArrowWriter, ".feather": ArrowWriter,
+           ".ipc": ArrowWriter}
 
 
 def add_arguments(parser):
     parser.add_argument("model", metavar="MODEL", help="model file written by `nbfast train`")
     add_input_arguments(parser)
     parser.add_argument("-o", "--output", required=True, metavar="OUT",
-                        help="CSV file (label[,proba_<class>...] per row), or .npy; - for standard output (CSV)")
+                        help="CSV file ([id columns,]label[,proba_<class>...] per row), .parquet, .arrow (.feather, "
+                             ".ipc) or .npy; - for standard output (CSV)")
     parser.add_argument("--proba", action="store_true", help="write the probability of every class too")
+    parser.add_argument("--top-k", type=positive_int, metavar="K",
+                        help="write each row's K most probable classes and their probabilities instead of the "
+                             "label: label_1,proba_1,...,label_K,proba_K; label_1 is the predicted label, equal "
+                             "probabilities come in the order of the model's classes")
+    parser.add_argument("--id-field", action="append", default=[], dest="id_fields", metavar="NAME",
+                        help="columnar input (parquet, arrow, csv): copy the column NAME to the output, row for "
+                             "row, before the label, to join the output back on it; repeat for more columns")
     parser.add_argument("--csv-safe-labels", action="store_true",
                         help="CSV: write a text label that starts with =, +, -, @, a tab or a carriage return after "
                              "a single quote (') so that a spreadsheet shows it as text, never runs it as a formula")
 
 
-def run(args):
-    check_output(args.output, [args.model, *args.input], ("", ".csv", ".txt", ".npy"),
-                 "the output is CSV (.csv, .txt) or .npy", stdout=True)
-    as_npy = str(args.output).endswith(".npy")
-    if as_npy and args.csv_safe_labels:
+def check_options(args):
+    """The writer of the output; refuses, before any work, options that contradict each other, the output or
+    the input (CommandError)."""
+    check_output(args.output, [args.model, *args.input], ("", ".csv", ".txt", *WRITERS),
+                 "the output is CSV (.csv, .txt), .parquet, .arrow (.feather, .ipc) or .npy", stdout=True)
+    writer = WRITERS.get(os.path.splitext(str(args.output))[1].lower(), CsvWriter)
+    if args.csv_safe_labels and writer is not CsvWriter:
         raise CommandError("--csv-safe-labels applies only to CSV output")
+    if args.top_k and args.proba:
+        raise CommandError("--top-k writes the probabilities of the K most probable classes, --proba those of every "
+                           "class: give one of them")
+    if args.id_fields:
+        if writer is NpyWriter:
+            raise CommandError("--id-field: a .npy output holds no input columns; write .csv, .parquet or .arrow")
+        other = next((path for path in args.input if input_format(path, args.file_format) not in COLUMNAR_FORMATS),
+                     None)
+        if other is not None:
+            raise CommandError(f"--id-field applies only to columnar input ({', '.join(COLUMNAR_FORMATS)}): {other} "
+                               f"is read as {input_format(other, args.file_format)}")
+        repeated = next((name for name in args.id_fields if args.id_fields.count(name) > 1), None)
+        if repeated is not None:
+            raise CommandError(f"--id-field {repeated} is given twice")
+    return writer
+
+
+def check_columns(args, classes):
+    """Refuse, once the model's classes are known, a --top-k above their number and an --id-field named as an
+    output column (CommandError)."""
+    if args.top_k and args.top_k > len(classes):
+        raise CommandError(f"--top-k {args.top_k}: the model has only {len(classes)} classes")
+    taken = next((name for name in args.id_fields if name in prediction_columns(classes, args.proba, args.top_k)),
+                 None)
+    if taken is not None:
+        raise CommandError(f"--id-field {taken}: the output has a column of that name already")
+
+
+def best_classes(proba, class_index, k):
+    """(class indices, probabilities), each (n_samples, k), of each row's k most probable classes.
+
+    The first is ``class_index``, the predicted class; the others follow by decreasing probability, equal ones
+    in the order of the model's classes (each pass takes the first largest).  k passes over the rows cost less
+    than sorting them for the few classes asked for.
+    """
+    rows = np.arange(proba.shape[0])
+    index, remaining = np.empty((proba.shape[0], k), np.int64), proba.copy()
+    index[:, 0] = class_index
+    for j in range(k):
+        if j:
+            index[:, j] = np.argmax(remaining, axis=1)
+        remaining[rows, index[:, j]] = -np.inf
+    return index, proba[rows[:, None], index]
+
+
+def predictions(model, X, args, columns):
+    """A block's :class:`nbfast.cli._writers.Predictions`: the label (and every class's probability), or the
+    --top-k best classes and their probabilities; ``columns`` the input's kept columns."""
+    class_index = model._predict_index(X)[1]
+    if args.top_k:
+        return Predictions(*best_classes(model.predict_proba(X), class_index, args.top_k), columns)
+    proba = model.predict_proba(X) if args.proba else np.empty((class_index.shape[0], 0))
+    return Predictions(class_index[:, None], proba, columns)
+
+
+def run(args):
+    writer_class = check_options(args)
     model_file, vectorizer = open_model(args)
     progress = Progress("predicting", args.input)
     # The model and its writer, made here while the first blocks are read and vectorized; each block is then
@@ -51,14 +127,19 @@ def run(args):
     def scored(block):
         model, writer = ready.result()
         X = rows_input(block, model, model.n_features_in_)
-        return writer.encode(model._predict_index(X)[1], model.predict_proba(X) if args.proba else None)
+        return writer.encode(predictions(model, X, args, block.columns))
 
-    with model_file, read_blocks(args, progress, vectorizer=vectorizer, labels=False, then=scored) as blocks:
+    options = {"proba": args.proba, "top_k": args.top_k}
+    if args.id_fields:
+        options["kept"] = tuple(args.id_fields)
+    if args.csv_safe_labels:
+        options["safe_labels"] = True
+    with model_file, read_blocks(args, progress, vectorizer=vectorizer, labels=False, keep=tuple(args.id_fields),
+                                 then=scored) as blocks:
         try:
             model = model_file.model()
-            options = {} if as_npy else {"safe_labels": args.csv_safe_labels}
-            with output_file(args.output) as f, (NpyWriter if as_npy else CsvWriter)(f, model.classes_, args.proba,
-                                                                                      **options) as writer:
+            check_columns(args, model.classes_)
+            with output_file(args.output) as f, writer_class(f, model.classes_, **options) as writer:
                 ready.set_result((model, writer))
                 for block in blocks:
                     writer.write(block.output)
