@@ -32,6 +32,8 @@ from nbfast.text._arrow import arrow_documents, string_buffers
 COLUMNAR_FORMATS = ("parquet", "arrow", "csv")
 #: Bytes of CSV parsed at a time: no row may be longer.
 _CSV_BLOCK_BYTES = 1 << 22
+#: Bytes of a Parquet column read at a time.
+_PARQUET_BUFFER_BYTES = 1 << 20
 #: Columns a message lists at most.
 _LISTED_COLUMNS = 20
 
@@ -201,8 +203,12 @@ def _tell(f):
 
 
 def _parquet(path, columns, chunk_size, pa, pq):
-    """(record batch of ``columns``, bytes read so far) through a Parquet file; bytes are estimated by rows."""
-    file = pq.ParquetFile(path)
+    """(record batch of ``columns``, bytes read so far) through a Parquet file; bytes are estimated by rows.
+
+    A column's pages are read through a buffer of :data:`_PARQUET_BUFFER_BYTES` (pyarrow's default reads a row
+    group's column whole: a file of one row group would be in memory at once).
+    """
+    file = pq.ParquetFile(path, buffer_size=_PARQUET_BUFFER_BYTES, pre_buffer=False)
     with file:
         columns.check(path, file.schema_arrow, pa)
         size, total, done = os.path.getsize(path), max(file.metadata.num_rows, 1), 0
