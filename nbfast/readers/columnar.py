@@ -20,6 +20,7 @@ counted.  Fill null documents with empty strings to read them as empty documents
 """
 
 import os
+import re
 
 import numpy as np
 
@@ -247,10 +248,14 @@ def _csv(path, columns, chunk_size, pa, csv):
         try:
             reader = csv.open_csv(f, read_options=read, parse_options=csv.ParseOptions(newlines_in_values=True),
                                   convert_options=convert)
-        except KeyError:  # a column is missing: named with the file's columns, read again from its header
-            if str(path) != STDIN:
-                with open_input(path) as again:
-                    _check_present(path, csv.open_csv(again).schema.names, columns.names)
+        except KeyError as exc:  # a column is missing: named with the file's columns, read again from its header
+            if str(path) == STDIN:  # read once: pyarrow's message names the column
+                missing = re.search(r"Column '(.*)' in include_columns", str(exc))
+                if missing:
+                    raise ValueError(f"{path}: no column {missing[1]!r} in the header") from None
+                raise
+            with open_input(path) as again:
+                _check_present(path, csv.open_csv(again).schema.names, columns.names)
             raise
         columns.check(path, reader.schema, pa)
         for batch in reader:

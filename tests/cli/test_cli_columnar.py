@@ -298,3 +298,16 @@ def test_a_failed_run_leaves_no_output(table, model, tmp_path, capsys, output):
                              "--chunk-size", 50, "--id-field", "doc_id")
     assert_one_line_error(status, err, "row 591: the document is null")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["docs.parquet"]
+
+
+def test_csv_on_standard_input_names_a_missing_column(table, model, tmp_path):
+    data = write(table, tmp_path / "docs.csv")
+    command = [sys.executable, "-m", "nbfast", "predict", str(model), "-", "--format", "csv", "-o", "-"]
+    with open(data, "rb") as f:
+        failed = subprocess.run(command + ["--text-field", "text"], stdin=f, capture_output=True, text=True)
+    assert failed.returncode == 2 and failed.stderr == "nbfast predict: error: -: no column 'text' in the header\n"
+    options = ["--text-field", "body", "--id-field", "doc_id"]
+    with open(data, "rb") as f:
+        piped = subprocess.run(command + options, stdin=f, capture_output=True, text=True, check=True)
+    read = subprocess.run(command[:5] + [str(data)] + command[6:] + options, capture_output=True, text=True, check=True)
+    assert piped.stdout == read.stdout and piped.stdout.startswith("doc_id,label\nd0000,")
