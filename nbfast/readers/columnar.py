@@ -121,9 +121,10 @@ def _columnar_blocks(path, chunk_size, file_format, vectorizer, columns, then, m
         first_row, pieces, n_bytes = chunk
         table = pa.Table.from_batches(pieces)
         rows = np.arange(first_row, first_row + table.num_rows)
+        text = _strings(table.column(columns.text), path, rows, "document", pa, pc)
         try:
-            documents = arrow_documents(_strings(table.column(columns.text), path, rows, "document", pa, pc))
-        except ValueError as exc:
+            documents = arrow_documents(text)
+        except ValueError as exc:  # malformed offsets or UTF-8
             raise ValueError(f"{path} rows {rows[0]}-{rows[-1]}: {exc}") from None
         y = None if columns.label is None else _labels(table.column(columns.label), path, rows, pa, pc)
         kept = table.select(list(columns.keep)).combine_chunks() if columns.keep else None

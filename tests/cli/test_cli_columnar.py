@@ -124,7 +124,7 @@ def test_a_null_document_names_its_row(table, model, tmp_path, capsys):
     body[250] = None
     data = write(table.set_column(2, "body", pa.array(body)), tmp_path / "docs.parquet")
     status, _, err = run_cli(capsys, "predict", model, data, "-o", tmp_path / "out.csv", "--text-field", "body")
-    assert_one_line_error(status, err, "docs.parquet row 251: the document is null", "fill nulls")
+    assert_one_line_error(status, err, f"nbfast predict: error: {data} row 251: the document is null (fill nulls")
     status, _, err = run_cli(capsys, "evaluate", model, data, "--text-field", "body", "--label-field", "rank")
     assert_one_line_error(status, err, "nbfast evaluate: error:", "row 251: the document is null")
 
