@@ -121,7 +121,8 @@ def _columnar_blocks(path, chunk_size, file_format, vectorizer, columns, then, m
         first_row, pieces, n_bytes = chunk
         table = pa.Table.from_batches(pieces)
         rows = np.arange(first_row, first_row + table.num_rows)
-        text = _strings(table.column(columns.text), path, rows, "document", pa, pc)
+        text = _strings(table.column(columns.text), path, rows, pa, pc,
+                        null="the document is null (fill nulls with empty strings first to read them as such)")
         try:
             documents = arrow_documents(text)
         except ValueError as exc:  # malformed offsets or UTF-8
@@ -162,14 +163,14 @@ def _array(column):
     return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
 
 
-def _strings(column, path, rows, what, pa, pc):
-    """A block's column of text as one ``string`` or ``large_string`` array; a null names its row (ValueError)."""
+def _strings(column, path, rows, pa, pc, *, null):
+    """A block's column of text as one ``string`` or ``large_string`` array; a null raises ValueError naming its
+    row, then saying ``null``."""
     column = _array(column)
     if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
         column = pc.cast(column, pa.large_string())  # dictionary-encoded strings, string views
     if column.null_count:
-        raise ValueError(f"{path} row {_first(column.is_null(), rows)}: the {what} is null (fill nulls with "
-                         "empty strings first to read them as such)")
+        raise ValueError(f"{path} row {_first(column.is_null(), rows)}: {null}")
     return column
 
 
@@ -181,10 +182,10 @@ def _labels(column, path, rows, pa, pc):
         if column.null_count:
             raise ValueError(f"{path} row {_first(column.is_null(), rows)}: the label is null")
         labels = numeric_values(column)
-        if np.isnan(labels).any():
+        if labels.dtype.kind == "f" and np.isnan(labels).any():
             raise ValueError(f"{path} row {rows[np.argmax(np.isnan(labels))]}: the label is NaN")
         return labels
-    labels = pc.utf8_trim_whitespace(_strings(column, path, rows, "label", pa, pc))
+    labels = pc.utf8_trim_whitespace(_strings(column, path, rows, pa, pc, null="the label is null"))
     empty = np.diff(string_buffers(labels)[1]) == 0
     if empty.any():
         raise ValueError(f"{path} row {rows[np.argmax(empty)]}: empty label")
