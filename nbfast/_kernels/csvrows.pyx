@@ -1,4 +1,5 @@
-"""CSV rows of a block of predictions, formatted without the GIL: ``label,p_1,...,p_k`` per row.
+"""CSV rows of a block of predictions, formatted without the GIL: ``label,p_1,...,p_k`` per row (or the
+k best labels, each with its probability, after the input's columns).
 
 Each probability is written as Python's ``"%.17g" % p`` writes it (17 significant digits: exact, and read
 back to the same float64).  The digits come from C's ``snprintf("%.16e")``, which rounds exactly as Python
@@ -8,7 +9,7 @@ decimal point.
 from cpython.bytearray cimport PyByteArray_AS_STRING
 from cpython.bytes cimport PyBytes_AS_STRING
 from libc.math cimport isfinite, isnan, signbit
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint8_t
 from libc.stdio cimport snprintf
 from libc.string cimport memcpy, memset
 
@@ -96,41 +97,69 @@ cdef Py_ssize_t format_g17(double x, char *out) noexcept nogil:
                         <int> (-exponent if exponent < 0 else exponent))
 
 
-def csv_rows(bytes fields, const int64_t[::1] field_ends, const int64_t[::1] class_index,
-             const double[:, ::1] proba):
-    """The CSV rows of a block, as a bytearray: for row i, the field of its class c = class_index[i]
-    (``fields[field_ends[c - 1]:field_ends[c]]``), then each probability of ``proba[i]`` after a comma, then a
-    newline.
+def csv_rows(bytes fields, const int64_t[::1] field_ends, const int64_t[:, ::1] class_index,
+             const double[:, ::1] proba, const uint8_t[::1] prefix=None, const int64_t[::1] prefix_offsets=None):
+    """The CSV rows of a block, as a bytearray.
+
+    Row i is G groups (G = ``class_index.shape[1]``) joined by commas, then a newline: group g is the field of
+    the class c = class_index[i, g] (``fields[field_ends[c - 1]:field_ends[c]]``), then each of its m numbers
+    ``proba[i, g * m:(g + 1) * m]`` after a comma (m = ``proba.shape[1] / G``).  With ``prefix``, row i
+    starts with ``prefix[prefix_offsets[i]:prefix_offsets[i + 1]]`` and a comma (fields already in CSV).
 
     ``field_ends`` holds one end per class (the first field starts at 0); class indices must be in range.
     """
-    cdef Py_ssize_t n_rows = proba.shape[0], n_classes = proba.shape[1], i, j, c, start, size, n = 0
-    cdef Py_ssize_t longest = 0
+    cdef Py_ssize_t n_rows = class_index.shape[0], n_groups = class_index.shape[1], per_group = 0
+    cdef Py_ssize_t i, g, j, c, start, size, n = 0, longest = 0, prefix_bytes = 0
     cdef const char *source = PyBytes_AS_STRING(fields)
+    cdef const char *before = NULL
     cdef char *out
     cdef bytearray rows
-    if class_index.shape[0] != n_rows:
-        raise ValueError("csv_rows: class_index and proba must have one row each per row")
+    if proba.shape[0] != n_rows or n_groups < 1 or proba.shape[1] % n_groups:
+        raise ValueError("csv_rows: class_index and proba must have one row each per row, and proba a whole "
+                         "number of columns per group")
+    per_group = proba.shape[1] // n_groups
     for c in range(field_ends.shape[0]):
         size = field_ends[c] - (field_ends[c - 1] if c > 0 else 0)
         if size < 0 or field_ends[c] > len(fields):
             raise ValueError("csv_rows: field_ends must rise within fields")
         longest = max(longest, size)
     for i in range(n_rows):
-        if not 0 <= class_index[i] < field_ends.shape[0]:
-            raise ValueError(f"csv_rows: class index {class_index[i]} is not one of the {field_ends.shape[0]} fields")
-    rows = bytearray(n_rows * (longest + n_classes * (MAX_NUMBER + 1) + 1))
+        for g in range(n_groups):
+            if not 0 <= class_index[i, g] < field_ends.shape[0]:
+                raise ValueError(f"csv_rows: class index {class_index[i, g]} is not one of the "
+                                 f"{field_ends.shape[0]} fields")
+    if prefix is not None:
+        if prefix_offsets is None or prefix_offsets.shape[0] != n_rows + 1:
+            raise ValueError("csv_rows: prefix_offsets must hold one offset per row and one more")
+        for i in range(n_rows + 1):
+            if prefix_offsets[i] < (prefix_offsets[i - 1] if i > 0 else 0) or prefix_offsets[i] > prefix.shape[0]:
+                raise ValueError("csv_rows: prefix_offsets must rise within prefix")
+        if prefix.shape[0]:
+            before = <const char *> &prefix[0]
+        prefix_bytes = prefix_offsets[n_rows] - prefix_offsets[0] + n_rows  # and a comma each
+    rows = bytearray(prefix_bytes + n_rows * (n_groups * (longest + 1) + proba.shape[1] * (MAX_NUMBER + 1) + 1))
     out = PyByteArray_AS_STRING(rows)
     with nogil:
         for i in range(n_rows):
-            c = class_index[i]
-            start = field_ends[c - 1] if c > 0 else 0
-            size = field_ends[c] - start
-            memcpy(out + n, source + start, size)
-            n += size
-            for j in range(n_classes):
+            if prefix is not None:
+                size = prefix_offsets[i + 1] - prefix_offsets[i]
+                if size:
+                    memcpy(out + n, before + prefix_offsets[i], size)
+                n += size
                 out[n] = COMMA
-                n += 1 + format_g17(proba[i, j], out + n + 1)
+                n += 1
+            for g in range(n_groups):
+                if g:
+                    out[n] = COMMA
+                    n += 1
+                c = class_index[i, g]
+                start = field_ends[c - 1] if c > 0 else 0
+                size = field_ends[c] - start
+                memcpy(out + n, source + start, size)
+                n += size
+                for j in range(g * per_group, (g + 1) * per_group):
+                    out[n] = COMMA
+                    n += 1 + format_g17(proba[i, j], out + n + 1)
             out[n] = NEWLINE
             n += 1
     del rows[n:]

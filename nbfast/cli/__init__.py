@@ -25,8 +25,9 @@ COMMANDS = {
     "demo": ("nbfast.cli.demo", "train and batch-score a synthetic corpus, beside scikit-learn when installed"),
     "info": ("nbfast.cli.info", "describe a model file (class, parameters, classes, features) without loading its "
              "arrays (--top-features N loads it)"),
-    "train": ("nbfast.cli.train", "fit a model on svmlight/.npz or text files, chunk by chunk"),
-    "predict": ("nbfast.cli.predict", "score svmlight/.npz or text files with a model, chunk by chunk, to CSV or .npy"),
+    "train": ("nbfast.cli.train", "fit a model on svmlight/.npz, text or Parquet/Arrow/CSV files, chunk by chunk"),
+    "predict": ("nbfast.cli.predict", "score svmlight/.npz, text or Parquet/Arrow/CSV files with a model, chunk by "
+                "chunk, to CSV, Parquet, Arrow or .npy"),
     "evaluate": ("nbfast.cli.evaluate", "report accuracy, per-class precision/recall/F1, log-loss and the confusion "
                  "matrix of a model on labelled files, chunk by chunk (--plot draws the matrix)"),
     "explain": ("nbfast.cli.explain", "the features that most raise each class's log-odds, or why each row of an "

@@ -12,7 +12,7 @@ from nbfast._compat import tqdm_if_installed
 from nbfast.cli._errors import CommandError, n_jobs, positive_int
 from nbfast.persist import ModelFile
 from nbfast.persist._files import replacing
-from nbfast.readers import FORMATS, STDIN, input_format, iter_blocks, prefetch
+from nbfast.readers import COLUMNAR_FORMATS, FORMATS, SEEKING_FORMATS, STDIN, input_format, iter_blocks, prefetch
 from nbfast.readers.text import DECODE_ERRORS, TEXT_FORMATS, check_encoding
 
 
@@ -29,8 +29,10 @@ def _same_file(a, b):
 def add_input_arguments(parser, *, required=True):
     parser.add_argument("input", nargs="+" if required else "*", metavar="INPUT",
                         help="svmlight/libsvm files, .npz CSR archives, or text: one document per line (.txt), "
-                             "label<TAB>text (.tsv), JSON lines (.jsonl); .gz and .bz2 too; - for standard input "
-                             "(its format given by --format, svmlight by default)")
+                             "label<TAB>text (.tsv), JSON lines (.jsonl); .gz and .bz2 too; or a column of text in "
+                             ".parquet, .arrow (.feather, .ipc) or .csv files (with a header row; pip install "
+                             "'nbfast[arrow]'); - for standard input (its format given by --format, svmlight by "
+                             "default)")
     parser.add_argument("--format", choices=FORMATS, dest="file_format",
                         help="format of every input (default: by extension, svmlight when unknown)")
     parser.add_argument("--chunk-size", type=positive_int, default=10_000, metavar="N",
@@ -43,9 +45,9 @@ def add_input_arguments(parser, *, required=True):
                         help="feature indices in svmlight files start at 0 (default: at 1, as in libsvm; for "
                              "`predict`, as the model's training input was read)")
     parser.add_argument("--label-field", default="label", metavar="NAME",
-                        help="JSONL field holding the label (default 'label')")
+                        help="JSONL field or column (parquet, arrow, csv) holding the label (default 'label')")
     parser.add_argument("--text-field", default="text", metavar="NAME",
-                        help="JSONL field holding the document (default 'text')")
+                        help="JSONL field or column (parquet, arrow, csv) holding the document (default 'text')")
     parser.add_argument("--header", action="store_true",
                         help="text input: the first line of each file is a header, skipped")
     parser.add_argument("--encoding", metavar="NAME",
@@ -58,13 +60,13 @@ def add_input_arguments(parser, *, required=True):
 
 def check_inputs(args):
     """Refuse, before any work, inputs that do not exist or are folders, standard input (``-``) named twice or
-    as an .npz archive, text mixed with feature vectors in one run, and --header without text input
-    (CommandError)."""
+    in a format read out of order (.npz, Parquet), text mixed with feature vectors in one run, and --header,
+    --encoding or --decode-errors without line-based text input (CommandError)."""
     if args.input.count(STDIN) > 1:
         raise CommandError("- (standard input) is given more than once: it can be read only once")
-    if STDIN in args.input and input_format(STDIN, args.file_format) == "npz":
-        raise CommandError("- (standard input) cannot be read as .npz (an archive is read out of order): save it "
-                           "to a file first")
+    if STDIN in args.input and input_format(STDIN, args.file_format) in SEEKING_FORMATS:
+        raise CommandError(f"- (standard input) cannot be read as .{input_format(STDIN, args.file_format)} (such "
+                           "a file is read out of order): save it to a file first")
     for path in args.input:
         if path != STDIN and not os.path.exists(path):
             raise CommandError(f"{path}: No such file or directory")
@@ -78,6 +80,11 @@ def check_inputs(args):
                            "give one kind of input per run")
     given = [option for option, value in (("--header", args.header), ("--encoding", args.encoding),
                                           ("--decode-errors", args.decode_error)) if value]
+    columnar = [path for path in text if input_format(path, args.file_format) in COLUMNAR_FORMATS]
+    if given and columnar:
+        raise CommandError(f"{given[0]} applies only to text read a line at a time (lines, tsv, jsonl), not to "
+                           f"{columnar[0]} ({input_format(columnar[0], args.file_format)}: read as UTF-8, a CSV "
+                           "file's first row naming its columns)")
     if given and not text:
         raise CommandError(f"{given[0]} applies only to text input (lines, tsv, jsonl)")
     check_encoding(*decoding(args))
@@ -156,8 +163,8 @@ def svmlight_inputs(args):
 
 
 def text_inputs(args):
-    """The inputs read as raw text (lines, tsv, jsonl)."""
-    return [path for path in args.input if input_format(path, args.file_format) in TEXT_FORMATS]
+    """The inputs read as raw text (lines, tsv, jsonl) or as a column of text (parquet, arrow, csv)."""
+    return [path for path in args.input if input_format(path, args.file_format) in TEXT_FORMATS + COLUMNAR_FORMATS]
 
 
 def check_input_like_training(args, vectorizer, training_input):
@@ -174,7 +181,8 @@ def check_input_like_training(args, vectorizer, training_input):
                            "vectorizer=vectorizer); or pass --format for feature vectors")
     if vectors and vectorizer is not None:
         raise CommandError(f"{vectors[0]} is read as feature vectors ({input_format(vectors[0], args.file_format)}), "
-                           f"but {args.model} was trained on text: give it text (--format lines, tsv or jsonl)")
+                           f"but {args.model} was trained on text: give it text (--format lines, tsv, jsonl, "
+                               "parquet, arrow or csv)")
     recorded = None if training_input is None else training_input["zero_based"]
     if recorded is not None and svmlight_inputs(args):
         if args.zero_based is not None and args.zero_based != recorded:
@@ -210,7 +218,7 @@ def labels_of(block, purpose):
     """The block's labels; an input without labels raises ValueError saying it has none to ``purpose``."""
     if block.y is None:
         raise ValueError(f"{block.path}: holds no labels to {purpose} (an .npz needs an array 'y'; "
-                         "text needs --format tsv or jsonl)")
+                         "text needs --format tsv or jsonl, or a column of labels)")
     return block.y
 
 
@@ -235,19 +243,20 @@ def blamed_on(block):
         raise ValueError(f"{block.path} {block.unit}s {first}-{last}: {exc}") from None
 
 
-def read_blocks(args, progress, *, vectorizer=None, labels=True, then=None):
+def read_blocks(args, progress, *, vectorizer=None, labels=True, keep=(), then=None):
     """The input's blocks, read ahead by a background thread that starts at once and made in parallel, with
     progress updates.
 
     Raw text is vectorized by ``vectorizer`` (None: rows are empty, labels only);
-    ``labels=False`` reads no JSONL label field.  ``then(block)`` runs on each block in the thread that made
+    ``labels=False`` reads no JSONL label field or label column; the columns ``keep`` names (columnar input)
+    are each block's ``columns``.  ``then(block)`` runs on each block in the thread that made
     it; its result is the block's ``output`` (see :func:`nbfast.readers.finished`).
     """
     fields = (args.label_field if labels else None, args.text_field)
     encoding, decode_error = decoding(args)
     blocks = iter_blocks(args.input, args.chunk_size, zero_based=bool(args.zero_based), file_format=args.file_format,
                          vectorizer=vectorizer, fields=fields, header=args.header, encoding=encoding,
-                         decode_error=decode_error, then=then)
+                         decode_error=decode_error, keep=keep, then=then)
     return Blocks(prefetch(blocks), progress)
 
 

@@ -1,5 +1,6 @@
-"""``nbfast predict``: stream inputs through a model chunk by chunk, writing labels
-(and probabilities) as CSV, or as .npy when OUT ends with .npy.
+"""``nbfast predict``: stream inputs through a model chunk by chunk, writing labels (and probabilities, or
+the K most probable classes) as CSV, or as .npy, Parquet or Arrow IPC by OUT's extension; columns of a
+columnar input may be copied to the output, row for row (``--id-field``), to join it back on them.
 
 Raw text is vectorized with the settings stored in the model by ``nbfast train``.
 
@@ -11,14 +12,11 @@ directly, ``-`` is standard output.  OUT may not be the model or an input.
 """
 
 import concurrent.futures
-import csv
-import shutil
-import tempfile
+import os
 
 import numpy as np
 
-from nbfast._kernels.csvrows import csv_rows
-from nbfast.cli._errors import CommandError
+from nbfast.cli._errors import CommandError, positive_int
 from nbfast.cli._input import (
     Progress,
     add_input_arguments,
@@ -28,157 +26,98 @@ from nbfast.cli._input import (
     read_blocks,
     rows_input,
 )
+from nbfast.cli._writers import ArrowWriter, CsvWriter, NpyWriter, ParquetWriter, Predictions, prediction_columns
+from nbfast.readers import COLUMNAR_FORMATS, input_format
+
+#: OUT's extension -> its writer; CSV for any other (.csv, .txt, none, or - for standard output).
+WRITERS = {".npy": NpyWriter, ".parquet": ParquetWriter, ".arrow": ArrowWriter, ".feather": ArrowWriter,
+           ".ipc": ArrowWriter}
 
 
 def add_arguments(parser):
     parser.add_argument("model", metavar="MODEL", help="model file written by `nbfast train`")
     add_input_arguments(parser)
     parser.add_argument("-o", "--output", required=True, metavar="OUT",
-                        help="CSV file (label[,proba_<class>...] per row), or .npy; - for standard output (CSV)")
+                        help="CSV file ([id columns,]label[,proba_<class>...] per row), .parquet, .arrow (.feather, "
+                             ".ipc) or .npy; - for standard output (CSV)")
     parser.add_argument("--proba", action="store_true", help="write the probability of every class too")
+    parser.add_argument("--top-k", type=positive_int, metavar="K",
+                        help="write each row's K most probable classes and their probabilities instead of the "
+                             "label: label_1,proba_1,...,label_K,proba_K; label_1 is the predicted label, equal "
+                             "probabilities come in the order of the model's classes")
+    parser.add_argument("--id-field", action="append", default=[], dest="id_fields", metavar="NAME",
+                        help="columnar input (parquet, arrow, csv): copy the column NAME to the output, row for "
+                             "row, before the label, to join the output back on it; repeat for more columns")
     parser.add_argument("--csv-safe-labels", action="store_true",
                         help="CSV: write a text label that starts with =, +, -, @, a tab or a carriage return after "
                              "a single quote (') so that a spreadsheet shows it as text, never runs it as a formula")
 
 
-class _Echo:
-    """A file whose ``write`` returns its text, so ``csv.writer(_Echo()).writerow(fields)`` returns one CSV record."""
-
-    def write(self, text):
-        return text
-
-
-# The writer quotes a field holding a character of its line end: with "\r\n", a field holding either (a bare
-# "\r" too, which a CSV reader takes as a line end) is quoted, whatever line end the output uses.
-_CSV = csv.writer(_Echo(), lineterminator="\r\n")
-
-
-def _csv_record(fields):
-    """[text, ...] -> one CSV record without its line end, quoted as the csv module does."""
-    return _CSV.writerow(fields)[:-2]
-
-
-#: The first characters that make a spreadsheet read a cell as a formula (and a tab or carriage return, which
-#: can hide one); a label starting with one is written after a single quote with --csv-safe-labels.
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _safe_label(label):
-    """``label`` (text) as a spreadsheet shows it as text: after a single quote when it could start a formula."""
-    return "'" + label if label.startswith(_FORMULA_STARTS) else label
+def check_options(args):
+    """The writer of the output; refuses, before any work, options that contradict each other, the output or
+    the input (CommandError)."""
+    check_output(args.output, [args.model, *args.input], ("", ".csv", ".txt", *WRITERS),
+                 "the output is CSV (.csv, .txt), .parquet, .arrow (.feather, .ipc) or .npy", stdout=True)
+    writer = WRITERS.get(os.path.splitext(str(args.output))[1].lower(), CsvWriter)
+    if args.csv_safe_labels and writer is not CsvWriter:
+        raise CommandError("--csv-safe-labels applies only to CSV output")
+    if args.top_k and args.proba:
+        raise CommandError("--top-k writes the probabilities of the K most probable classes, --proba those of every "
+                           "class: give one of them")
+    if args.id_fields:
+        if writer is NpyWriter:
+            raise CommandError("--id-field: a .npy output holds no input columns; write .csv, .parquet or .arrow")
+        other = next((path for path in args.input if input_format(path, args.file_format) not in COLUMNAR_FORMATS),
+                     None)
+        if other is not None:
+            raise CommandError(f"--id-field applies only to columnar input ({', '.join(COLUMNAR_FORMATS)}): {other} "
+                               f"is read as {input_format(other, args.file_format)}")
+        repeated = next((name for name in args.id_fields if args.id_fields.count(name) > 1), None)
+        if repeated is not None:
+            raise CommandError(f"--id-field {repeated} is given twice")
+    return writer
 
 
-def _label_strings(labels):
-    """Labels as text: ints and floats in their shortest exact form, other labels as ``str`` gives them."""
-    if labels.dtype.kind in "iufb":
-        return labels.astype(str)
-    return [str(label) for label in labels]
+def check_columns(args, classes):
+    """Refuse, once the model's classes are known, a --top-k above their number and an --id-field named as an
+    output column (CommandError)."""
+    if args.top_k and args.top_k > len(classes):
+        raise CommandError(f"--top-k {args.top_k}: the model has only {len(classes)} classes")
+    taken = next((name for name in args.id_fields if name in prediction_columns(classes, args.proba, args.top_k)),
+                 None)
+    if taken is not None:
+        raise CommandError(f"--id-field {taken}: the output has a column of that name already")
 
 
-class _Writer:
-    """What the writers share: each is a context manager releasing what it holds, even after an error;
-    ``encode`` (any thread) makes a block's bytes, ``write`` writes them in order, ``finish`` ends a
-    complete output."""
+def best_classes(proba, class_index, k):
+    """(class indices, probabilities), each (n_samples, k), of each row's k most probable classes.
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc_info):
-        pass
-
-    def finish(self):
-        pass
-
-
-class CsvWriter(_Writer):
-    """label[,proba_<class>...] rows after a header; probabilities with 17 significant digits (exact).
-
-    Each class is formatted once (numbers as they are, other labels quoted where needed); a kernel then
-    writes a block's rows without the GIL: the fields of its class indices, and any probabilities.  The
-    header is written with the first rows (or by ``finish``): an input that fails before its first block
-    is scored leaves nothing written, not even on standard output.
+    The first is ``class_index``, the predicted class; the others follow by decreasing probability, equal ones
+    in the order of the model's classes (each pass takes the first largest).  k passes over the rows cost less
+    than sorting them for the few classes asked for.
     """
-
-    def __init__(self, f, classes, proba, *, safe_labels=False):
-        self._f = f
-        strings = _label_strings(classes)
-        if classes.dtype.kind in "iufb":  # numbers: never quoted, never a formula
-            fields = strings
-        else:
-            fields = [_csv_record([_safe_label(label) if safe_labels else label]) for label in strings]
-        encoded = [field.encode() for field in fields]
-        self._field_bytes = b"".join(encoded)
-        self._field_ends = np.cumsum([len(field) for field in encoded], dtype=np.int64)
-        header = ["label"] + ([f"proba_{c}" for c in strings] if proba else [])
-        self._header = (_csv_record(header) + "\n").encode()
-
-    def encode(self, class_index, proba):
-        """The CSV rows of a block's classes (indices into the model's classes) and probabilities (None: the
-        labels alone), as a bytearray: made in any thread."""
-        class_index = np.asarray(class_index, dtype=np.int64)
-        proba = np.empty((class_index.shape[0], 0)) if proba is None else proba
-        return csv_rows(self._field_bytes, self._field_ends, class_index, np.ascontiguousarray(proba, dtype=np.float64))
-
-    def write(self, rows):
-        """Write the rows ``encode`` made, in the input's order (after the header, the first time)."""
-        self._write_header()
-        self._f.write(rows)
-
-    def finish(self):
-        self._write_header()  # an input of no rows: the header alone
-
-    def _write_header(self):
-        if self._header is not None:
-            self._f.write(self._header)
-            self._header = None
+    rows = np.arange(proba.shape[0])
+    index, remaining = np.empty((proba.shape[0], k), np.int64), proba.copy()
+    index[:, 0] = class_index
+    for j in range(k):
+        if j:
+            index[:, j] = np.argmax(remaining, axis=1)
+        remaining[rows, index[:, j]] = -np.inf
+    return index, proba[rows[:, None], index]
 
 
-class NpyWriter(_Writer):
-    """A .npy array: labels (n,), or records (label, proba[n_classes]) with --proba.
-
-    The row count is known only at the end, so rows stream to a temporary file
-    and ``finish`` writes numpy's header (``numpy.lib.format``), then the rows.
-    """
-
-    def __init__(self, f, classes, proba):
-        label = classes.dtype
-        self._dtype = np.dtype([("label", label), ("proba", np.float64, (len(classes),))]) if proba else label
-        if self._dtype.hasobject:
-            raise ValueError("a .npy output cannot hold labels of Python objects; write CSV instead")
-        self._f, self._classes, self._n_rows, self._rows = f, classes, 0, tempfile.TemporaryFile()
-
-    def encode(self, class_index, proba):
-        """The records of a block's classes (indices into the model's classes) and probabilities, as bytes:
-        made in any thread."""
-        labels = self._classes[class_index]
-        if proba is None:
-            rows = labels.astype(self._dtype, copy=False)
-        else:
-            rows = np.empty(len(labels), dtype=self._dtype)
-            rows["label"], rows["proba"] = labels, proba
-        return rows.tobytes()
-
-    def write(self, rows):
-        """Write the records ``encode`` made, in the input's order."""
-        self._rows.write(rows)
-        self._n_rows += len(rows) // self._dtype.itemsize
-
-    def finish(self):
-        header = {"descr": np.lib.format.dtype_to_descr(self._dtype), "fortran_order": False, "shape": (self._n_rows,)}
-        np.lib.format.write_array_header_1_0(self._f, header)
-        self._rows.seek(0)
-        shutil.copyfileobj(self._rows, self._f)
-
-    def __exit__(self, *exc_info):
-        self._rows.close()
+def predictions(model, X, args, columns):
+    """A block's :class:`nbfast.cli._writers.Predictions`: the label (and every class's probability), or the
+    --top-k best classes and their probabilities; ``columns`` the input's kept columns."""
+    class_index = model._predict_index(X)[1]
+    if args.top_k:
+        return Predictions(*best_classes(model.predict_proba(X), class_index, args.top_k), columns)
+    proba = model.predict_proba(X) if args.proba else np.empty((class_index.shape[0], 0))
+    return Predictions(class_index[:, None], proba, columns)
 
 
 def run(args):
-    check_output(args.output, [args.model, *args.input], ("", ".csv", ".txt", ".npy"),
-                 "the output is CSV (.csv, .txt) or .npy", stdout=True)
-    as_npy = str(args.output).endswith(".npy")
-    if as_npy and args.csv_safe_labels:
-        raise CommandError("--csv-safe-labels applies only to CSV output")
+    writer_class = check_options(args)
     model_file, vectorizer = open_model(args)
     progress = Progress("predicting", args.input)
     # The model and its writer, made here while the first blocks are read and vectorized; each block is then
@@ -188,14 +127,19 @@ def run(args):
     def scored(block):
         model, writer = ready.result()
         X = rows_input(block, model, model.n_features_in_)
-        return writer.encode(model._predict_index(X)[1], model.predict_proba(X) if args.proba else None)
+        return writer.encode(predictions(model, X, args, block.columns))
 
-    with model_file, read_blocks(args, progress, vectorizer=vectorizer, labels=False, then=scored) as blocks:
+    options = {"proba": args.proba, "top_k": args.top_k}
+    if args.id_fields:
+        options["kept"] = tuple(args.id_fields)
+    if args.csv_safe_labels:
+        options["safe_labels"] = True
+    with model_file, read_blocks(args, progress, vectorizer=vectorizer, labels=False, keep=tuple(args.id_fields),
+                                 then=scored) as blocks:
         try:
             model = model_file.model()
-            options = {} if as_npy else {"safe_labels": args.csv_safe_labels}
-            with output_file(args.output) as f, (NpyWriter if as_npy else CsvWriter)(f, model.classes_, args.proba,
-                                                                                      **options) as writer:
+            check_columns(args, model.classes_)
+            with output_file(args.output) as f, writer_class(f, model.classes_, **options) as writer:
                 ready.set_result((model, writer))
                 for block in blocks:
                     writer.write(block.output)

@@ -152,7 +152,7 @@ def make_vectorizer(args):
     if not text_inputs(args):
         given = [name for name, value in {**text_options, **vocabulary_options}.items() if value is not None]
         if given:
-            raise ValueError(f"{_options(given)} only to text input (lines, tsv, jsonl)")
+            raise ValueError(f"{_options(given)} only to text input (lines, tsv, jsonl, parquet, arrow, csv)")
         return None
     kind = args.vectorizer or "hashing"
     params = dict(ngram_range=(1, args.ngram_max or 1), binary=bool(args.binary), lowercase=args.lowercase is not False,

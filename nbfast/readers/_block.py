@@ -34,19 +34,22 @@ class Block:
         Labels (None when the file has none); given as a function that makes them, they are made when first
         used.
     row_numbers : ndarray
-        The 1-based line (text files) or row (.npz) of each row in its file, for messages.
+        The 1-based line (text files) or row (.npz, columnar files) of each row in its file, for messages.
     n_bytes : int
         Input bytes the block consumed (for progress).
     documents : sequence of str or None
-        The raw text of each row (text files only).
+        The raw text of each row (text and columnar files only).
+    columns : pyarrow.Table or None
+        The input columns a columnar reader was asked to keep, the block's rows of them (None otherwise).
     output : object
         What the reader's ``then`` step made of the block (see :func:`finished`); None without one.
     """
 
-    def __init__(self, path, data, indices, indptr, y, row_numbers, n_bytes, *, unit="line", base=0, documents=None):
+    def __init__(self, path, data, indices, indptr, y, row_numbers, n_bytes, *, unit="line", base=0, documents=None,
+                 columns=None):
         self.path, self.data, self.indices, self.indptr = path, data, indices, indptr
         self._y, self.row_numbers, self.n_bytes, self.unit, self.base = y, row_numbers, n_bytes, unit, base
-        self.documents, self.output = documents, None
+        self.documents, self.columns, self.output = documents, columns, None
 
     @property
     def y(self):

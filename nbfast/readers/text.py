@@ -172,9 +172,12 @@ def _check_label_kinds(labels, labels_are_text):
     return labels_are_text
 
 
-def _vectorized(vectorizer, documents):
+def document_rows(vectorizer, documents):
     """The documents' CSR rows: an nbfast vectorizer's buffers as its kernels made them (no scipy matrix, so
-    reading needs no scipy.sparse), another vectorizer's ``transform`` (a subclass's own included)."""
+    reading needs no scipy.sparse), another vectorizer's ``transform`` (a subclass's own included); without a
+    vectorizer (None), empty rows."""
+    if vectorizer is None:
+        return sp.Rows(np.zeros(0), np.zeros(0, np.int32), np.zeros(len(documents) + 1, np.int32), (len(documents), 1))
     if type(vectorizer) in _NBFAST_VECTORIZERS:
         return vectorizer._transform_rows(documents)
     return sp.csr_matrix(vectorizer.transform(documents))
@@ -240,10 +243,7 @@ def _text_blocks(path, chunk_size, parse, vectorizer, fields, header, decoding, 
                 _check_label_kinds(labels, None)
         except _LineError as exc:
             raise exc.in_file(path, first_line, lines) from None
-        if vectorizer is None:
-            X = sp.Rows(np.zeros(0), np.zeros(0, np.int32), np.zeros(len(documents) + 1, np.int32), (len(documents), 1))
-        else:
-            X = _vectorized(vectorizer, documents)
+        X = document_rows(vectorizer, documents)
         y = np.array(labels) if isinstance(labels, list) else labels
         block = Block(path, X.data, X.indices, X.indptr, y, np.arange(first_line, first_line + len(documents)),
                       len(lines.data), documents=documents)

@@ -93,17 +93,26 @@ def arrow_column(X):
     if not (pa.types.is_string(X.type) or pa.types.is_large_string(X.type)):
         raise TypeError(f"documents must be strings; the Arrow column holds {X.type}.")
     chunks = X.chunks if isinstance(X, pa.ChunkedArray) else [X]
-    return ArrowColumn([_documents(chunk, pa) for chunk in chunks if len(chunk)])
+    return ArrowColumn([arrow_documents(chunk) for chunk in chunks if len(chunk)])
 
 
-def _documents(chunk, pa):
-    """One Arrow string array as ArrowDocuments: its buffers read in place, offsets widened to int64."""
+def arrow_documents(array):
+    """One Arrow ``string`` or ``large_string`` array without nulls as ArrowDocuments: its buffers read in
+    place, offsets widened to int64; ValueError for malformed UTF-8 or offsets."""
+    pa = _compat.pyarrow(purpose="Arrow text input", extra="arrow")
     try:
-        chunk.validate(full=True)  # UTF-8 and offsets
+        array.validate(full=True)  # UTF-8 and offsets
     except pa.ArrowInvalid as exc:
         raise ValueError(f"the Arrow column is malformed: {exc}") from None
-    _, offsets_buffer, data_buffer = chunk.buffers()
-    width = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
-    offsets = np.frombuffer(offsets_buffer, dtype=width, count=len(chunk) + 1, offset=chunk.offset * width().itemsize)
+    return ArrowDocuments(array, *string_buffers(array))
+
+
+def string_buffers(array):
+    """(data, offsets) of an Arrow ``string`` or ``large_string`` array, read in place: its UTF-8 bytes as uint8
+    and int64 offsets, ``data[offsets[i]:offsets[i + 1]]`` the bytes of string i (nulls are empty)."""
+    pa = _compat.pyarrow(purpose="Arrow text input", extra="arrow")
+    _, offsets_buffer, data_buffer = array.buffers()
+    width = np.int64 if pa.types.is_large_string(array.type) else np.int32
+    offsets = np.frombuffer(offsets_buffer, dtype=width, count=len(array) + 1, offset=array.offset * width().itemsize)
     data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.empty(0, np.uint8)
-    return ArrowDocuments(chunk, data, offsets.astype(np.int64))
+    return data, offsets.astype(np.int64)

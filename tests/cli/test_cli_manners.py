@@ -48,7 +48,7 @@ def test_a_missing_output_folder_is_named(data, tmp_path, capsys):
                                        f"{tmp_path / 'no' / 'such'} does not exist"]
 
 
-@pytest.mark.parametrize("command, name", [("predict", "out.npz"), ("predict", "out.parquet"), ("train", "m.csv")])
+@pytest.mark.parametrize("command, name", [("predict", "out.npz"), ("predict", "out.xlsx"), ("train", "m.csv")])
 def test_an_output_extension_the_command_does_not_write_is_refused(data, tmp_path, capsys, command, name):
     assert main(["train", str(data), "-o", str(tmp_path / "m.nbf")]) == 0
     capsys.readouterr()
@@ -67,10 +67,10 @@ def test_the_outputs_predict_writes_are_accepted(data, tmp_path, capsys, name):
         assert np.load(tmp_path / name).shape == (60,)
 
 
-def test_a_csv_input_says_csv_is_not_supported(tmp_path, capsys):
-    (tmp_path / "data.csv").write_text("label,a,b\n1,0,2\n")
-    status, err = errors(capsys, "train", tmp_path / "data.csv", "-o", tmp_path / "m.nbf")
-    assert status == 2 and len(err) == 1 and "CSV is not a supported input format" in err[0]
+def test_an_excel_input_says_excel_is_not_supported(tmp_path, capsys):
+    (tmp_path / "data.xlsx").write_text("label,a,b\n1,0,2\n")
+    status, err = errors(capsys, "train", tmp_path / "data.xlsx", "-o", tmp_path / "m.nbf")
+    assert status == 2 and len(err) == 1 and "Excel is not a supported input format" in err[0]
     assert "pass --format to read it as one" in err[0]
 
 

@@ -422,7 +422,7 @@ def test_predict_reads_the_input_while_the_model_loads(tmp_path, capsys, corpus,
     data = write_tsv(tmp_path / "train.tsv", documents, labels)
     assert run_cli(capsys, "train", data, "-o", tmp_path / "m", "--vectorizer", "tfidf")[0] == 0
     first_block = threading.Event()
-    vectorized, load = text._vectorized, ModelFile.model
+    vectorized, load = text.document_rows, ModelFile.model
 
     def vectorizing(*args):
         rows = vectorized(*args)
@@ -433,7 +433,7 @@ def test_predict_reads_the_input_while_the_model_loads(tmp_path, capsys, corpus,
         assert first_block.wait(timeout=30), "the input was not read and vectorized while the model loaded"
         return load(self, **kwargs)
 
-    monkeypatch.setattr(text, "_vectorized", vectorizing)
+    monkeypatch.setattr(text, "document_rows", vectorizing)
     monkeypatch.setattr(ModelFile, "model", loading)
     assert run_cli(capsys, "predict", tmp_path / "m", data, "-o", tmp_path / "o.csv")[0] == 0
     expected = nbfast.load(tmp_path / "m").predict(persist.load_vectorizer(tmp_path / "m").transform(documents))

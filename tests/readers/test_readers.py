@@ -11,14 +11,15 @@ from nbfast.readers import input_format, iter_blocks
 @pytest.mark.parametrize("name, fmt", [
     ("a.txt", "lines"), ("a.txt.gz", "lines"), ("a.tsv", "tsv"), ("a.tsv.bz2", "tsv"), ("a.jsonl", "jsonl"),
     ("a.ndjson.gz", "jsonl"), ("a.svm", "svmlight"), ("a.libsvm.bz2", "svmlight"), ("a.npz", "npz"),
-    ("rcv1_train.binary", "svmlight"),
+    ("rcv1_train.binary", "svmlight"), ("a.parquet", "parquet"), ("a.arrow", "arrow"), ("a.feather", "arrow"),
+    ("a.ipc", "arrow"), ("a.csv", "csv"), ("a.csv.gz", "csv"),
 ])  # fmt: skip
 def test_format_by_extension(name, fmt):
     assert input_format(name) == fmt
     assert input_format(name, "tsv") == "tsv"
 
 
-@pytest.mark.parametrize("name", ["a.csv", "a.CSV.gz", "data.parquet"])
+@pytest.mark.parametrize("name", ["a.xlsx", "a.JSON.gz", "data.pkl"])
 def test_unsupported_input_formats_are_named(name):
     with pytest.raises(ValueError, match=f"{re.escape(name)}: .* is not a supported input format") as raised:
         input_format(name)
