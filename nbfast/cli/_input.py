@@ -250,7 +250,7 @@ def read_blocks(args, progress, *, vectorizer=None, labels=True, keep=(), then=N
     Raw text is vectorized by ``vectorizer`` (None: rows are empty, labels only);
     ``labels=False`` reads no JSONL label field or label column; the columns ``keep`` names (columnar input)
     are each block's ``columns``.  ``then(block)`` runs on each block in the thread that made
-    it; its result is the block's ``output`` (see :func:`nbfast.readers.finished`).
+    it; its result is the block's ``output`` (see :func:`nbfast.readers._block.finished`).
     """
     fields = (args.label_field if labels else None, args.text_field)
     encoding, decode_error = decoding(args)

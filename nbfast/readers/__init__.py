@@ -13,13 +13,13 @@ Each reader yields :class:`Block` objects; ``Block.to_csr(n_features)`` checks
 feature indices against the model's and names the offending line.
 """
 
-from nbfast.readers._block import STDIN, Block, StepError, finished, ordered_map, prefetch
+from nbfast.readers._block import STDIN, Block, StepError, ordered_map, prefetch
 from nbfast.readers.columnar import COLUMNAR_FORMATS, iter_columnar, pyarrow_modules
 from nbfast.readers.npz import iter_npz, save_npz
 from nbfast.readers.svmlight import iter_svmlight
 from nbfast.readers.text import TEXT_FORMATS, check_encoding, import_dependencies, iter_text
 
-__all__ = ["COLUMNAR_FORMATS", "FORMATS", "SEEKING_FORMATS", "STDIN", "TEXT_FORMATS", "Block", "finished",
+__all__ = ["COLUMNAR_FORMATS", "FORMATS", "SEEKING_FORMATS", "STDIN", "TEXT_FORMATS", "Block",
            "input_format", "iter_blocks", "iter_columnar", "iter_npz", "iter_svmlight", "ordered_map", "prefetch",
            "save_npz"]
 
@@ -67,7 +67,7 @@ def iter_blocks(paths, chunk_size, *, zero_based=False, file_format=None, vector
     ``encoding`` and ``decode_error`` are for), or columns of text (see :mod:`nbfast.readers.columnar`, which
     ``vectorizer``, ``fields`` and ``keep`` are for).  When the format was chosen by the file's extension, a
     parse error says so.  ``then`` is a step run on each block in the thread that made it, its result the
-    block's ``output`` (see :func:`finished`).
+    block's ``output`` (see :func:`nbfast.readers._block.finished`).
 
     The optional modules the vectorizer and the formats need are imported by this call, on the calling thread,
     before any thread that reads starts (see :func:`nbfast.readers.text.import_dependencies`).

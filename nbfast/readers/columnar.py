@@ -65,7 +65,7 @@ def iter_columnar(path, chunk_size, file_format, *, vectorizer=None, fields=("la
     keep : sequence of str, default=()
         Columns copied, as they are, to each block's ``columns`` (a pyarrow Table of the block's rows).
     then : callable, default=None
-        A step run on each block in the thread that vectorized it (see :func:`nbfast.readers.finished`).
+        A step run on each block in the thread that vectorized it (see :func:`nbfast.readers._block.finished`).
 
     pyarrow and the modules the vectorizer needs are imported by this call, on the calling thread.
     """

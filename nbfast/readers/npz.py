@@ -125,7 +125,7 @@ def iter_npz(path, chunk_size, *, then=None):
     the chunk even for a compressed archive larger than memory.  Every member's
     header is checked before any row is read (dtypes, shapes, sizes), and each
     chunk's row pointers before its entries are.  ``then`` is a step run on the
-    blocks in parallel (see :func:`nbfast.readers.finished`).
+    blocks in parallel (see :func:`nbfast.readers._block.finished`).
     """
     blocks = _npz_blocks(path, chunk_size)
     return blocks if then is None else ordered_map(functools.partial(finished, then=then), blocks)

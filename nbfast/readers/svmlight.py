@@ -26,7 +26,7 @@ def iter_svmlight(path, chunk_size, *, zero_based=False, then=None):
         Whether feature indices start at 0 (scikit-learn's ``dump_svmlight_file``
         default) rather than 1 (libsvm's convention).
     then : callable, default=None
-        A step run on each block in the thread that parsed it (see :func:`nbfast.readers.finished`).
+        A step run on each block in the thread that parsed it (see :func:`nbfast.readers._block.finished`).
     """
     base = 0 if zero_based else 1
 

@@ -220,7 +220,7 @@ def iter_text(path, chunk_size, text_format, *, vectorizer=None, fields=("label"
         What a byte sequence not valid in ``encoding`` does, as the vectorizers' parameter of that name:
         raise a ValueError naming its line, become U+FFFD, or be dropped.
     then : callable, default=None
-        A step run on each block in the thread that vectorized it (see :func:`nbfast.readers.finished`).
+        A step run on each block in the thread that vectorized it (see :func:`nbfast.readers._block.finished`).
 
     The optional modules the vectorizer needs are imported by this call, on the calling thread (see
     :func:`import_dependencies`), before the threads that read the file start.
