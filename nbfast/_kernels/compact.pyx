@@ -145,12 +145,21 @@ def feature_class_counts(
     cdef double *acc
     cdef char *seen
     cdef int32_t *touched
+    cdef bint ready
+    cdef int failed = 0
+    cdef int *failed_flag = &failed  # written through a pointer: shared by the threads
     with nogil, parallel(num_threads=n_threads):
         acc = <double *> malloc(n_classes * sizeof(double))
         seen = <char *> malloc(n_classes * sizeof(char))
         touched = <int32_t *> malloc(n_classes * sizeof(int32_t))
-        memset(seen, 0, n_classes * sizeof(char))
+        ready = acc != NULL and seen != NULL and touched != NULL
+        if ready:
+            memset(seen, 0, n_classes * sizeof(char))
+        else:
+            failed_flag[0] = 1
         for j in prange(n_features, schedule="dynamic", chunksize=256):
+            if not ready:  # this thread has no scratch: its features are left undone, and MemoryError raised
+                continue
             n = 0
             for e in range(old_indptr[j], old_indptr[j + 1]):
                 c = old_classes[e]
@@ -185,6 +194,8 @@ def feature_class_counts(
         free(acc)
         free(seen)
         free(touched)
+    if failed:
+        raise MemoryError(f"nbfast: cannot allocate the per-thread class sums ({n_classes} classes)")
     out_indptr_array = np.cumsum(sizes_array, out=sizes_array)
     cdef int64_t[::1] out_indptr = out_indptr_array
     out_classes_array = np.empty(out_indptr[n_features], dtype=np.int32)
@@ -329,6 +340,9 @@ def score_compact(
     cdef double *acc
     cdef double *row_weight
     cdef int64_t *row_start
+    cdef bint ready
+    cdef int failed = 0
+    cdef int *failed_flag = &failed  # written through a pointer: shared by the threads
     cdef const pointer_integral *pointers = &table_indptr[0]
     cdef const int32_t *classes_ptr = NULL
     cdef const double *deviation_ptr = NULL
@@ -344,7 +358,12 @@ def score_compact(
         acc = <double *> malloc(n_classes * sizeof(double))
         row_weight = <double *> malloc((longest + 1) * sizeof(double))
         row_start = <int64_t *> malloc((longest + 1) * sizeof(int64_t))
+        ready = acc != NULL and row_weight != NULL and row_start != NULL
+        if not ready:
+            failed_flag[0] = 1
         for i in prange(n_samples, schedule="dynamic", chunksize=ROW_BLOCK):
+            if not ready:  # this thread has no scratch: its rows are left undone, and MemoryError raised
+                continue
             for c in range(n_classes):
                 acc[c] = 0.0
             weight = 0.0
@@ -382,3 +401,6 @@ def score_compact(
         free(acc)
         free(row_weight)
         free(row_start)
+    if failed:
+        raise MemoryError(f"nbfast: cannot allocate the per-thread scratch of {n_classes} classes and "
+                          f"{longest + 1} nonzeros")

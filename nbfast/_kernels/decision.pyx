@@ -33,14 +33,20 @@ def decide_rows(
     cdef double value
     cdef double threshold = 1.0 - reject_cost
     cdef double *expected
+    cdef int failed = 0
+    cdef int *failed_flag = &failed  # written through a pointer: shared by the threads
 
     if n_samples == 0 or n_classes == 0:
         return
     with nogil, parallel(num_threads=n_threads):
-        expected = <double *> malloc(n_classes * sizeof(double))
+        expected = <double *> malloc(n_classes * sizeof(double)) if use_loss else NULL  # only the loss needs it
+        if use_loss and expected == NULL:
+            failed_flag[0] = 1
         for r in prange(n_samples, schedule="dynamic", chunksize=ROW_BLOCK):
             best = 0
             if use_loss:
+                if expected == NULL:  # this thread has no scratch: its rows are left undone, and MemoryError raised
+                    continue
                 for j in range(n_classes):
                     expected[j] = 0.0
                 for i in range(n_classes):
@@ -61,3 +67,5 @@ def decide_rows(
                     best = -1
             out[r] = best
         free(expected)
+    if failed:
+        raise MemoryError(f"nbfast: cannot allocate the per-thread expected losses ({n_classes} doubles)")

@@ -56,6 +56,8 @@ def softmax_residuals_csr(
     cdef double *z
     cdef double *out
     cdef double *sums
+    cdef int failed = 0
+    cdef int *failed_flag = &failed  # written through a pointer: shared by the threads
     cdef const floating *data_ptr = NULL
     cdef const integral *indices_ptr = NULL
     cdef Prefetch prefetch = prefetch_plan(&weights[0, 0], weights.shape[0], n_classes * sizeof(double),
@@ -66,7 +68,11 @@ def softmax_residuals_csr(
         indices_ptr = &indices[0]
     with nogil, parallel(num_threads=n_threads):
         z = <double *> malloc(n_classes * sizeof(double))
+        if z == NULL:
+            failed_flag[0] = 1
         for block in prange(n_blocks, schedule="dynamic"):
+            if z == NULL:  # this thread has no scratch: its blocks are left undone, and MemoryError raised
+                continue
             sums = &block_sums[block, 0]
             for c in range(n_classes + 1):
                 sums[c] = 0.0
@@ -90,6 +96,8 @@ def softmax_residuals_csr(
                 for c in range(n_classes):
                     sums[c] += out[c]
         free(z)
+    if failed:
+        raise MemoryError(f"nbfast: cannot allocate the per-thread class scores ({n_classes} doubles)")
     for block in range(n_blocks):
         total += block_sums[block, n_classes]
     return total
@@ -113,6 +121,8 @@ def transposed_product_csr(
     cdef Py_ssize_t j, c
     cdef double *acc
     cdef double *zeros
+    cdef int failed = 0
+    cdef int *failed_flag = &failed  # written through a pointer: shared by the threads
     cdef const floating *data_ptr = NULL
     cdef const integral *indices_ptr = NULL
     cdef Prefetch prefetch = prefetch_plan(&residual[0, 0], residual.shape[0], n_classes * sizeof(double),
@@ -122,12 +132,20 @@ def transposed_product_csr(
         data_ptr = &data[0]
         indices_ptr = &indices[0]
     zeros = <double *> calloc(n_classes, sizeof(double))  # no bias
+    if zeros == NULL:
+        raise MemoryError(f"nbfast: cannot allocate the zero bias ({n_classes} doubles)")
     with nogil, parallel(num_threads=n_threads):
         acc = <double *> malloc(n_classes * sizeof(double))  # the row's sums, written to ``out`` once
+        if acc == NULL:
+            failed_flag[0] = 1
         for j in prange(n_features, schedule="dynamic", chunksize=ROW_BLOCK):
+            if acc == NULL:  # this thread has no scratch: its rows are left undone, and MemoryError raised
+                continue
             row_jll(data_ptr, indices_ptr, indptr[j], indptr[j + 1], &residual[0, 0], zeros, n_classes, False, 0.0,
                     prefetch, acc)
             for c in range(n_classes):
                 out[j, c] = acc[c]
         free(acc)
     free(zeros)
+    if failed:
+        raise MemoryError(f"nbfast: cannot allocate the per-thread class sums ({n_classes} doubles)")

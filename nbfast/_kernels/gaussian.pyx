@@ -64,11 +64,19 @@ def class_moments_csr(
     cdef double *absent = NULL
     cdef double *mu
     cdef double *v
+    cdef bint ready
+    cdef int failed = 0
+    cdef int *failed_flag = &failed  # written through a pointer: shared by the threads
 
     with nogil, parallel(num_threads=n_threads):
         stored = <double *> malloc(n_features * sizeof(double))
-        absent = <double *> malloc(n_features * sizeof(double))
+        absent = <double *> malloc(n_features * sizeof(double)) if skip_nan else NULL  # only NaN needs it
+        ready = stored != NULL and (absent != NULL or not skip_nan)
+        if not ready:
+            failed_flag[0] = 1
         for c in prange(n_classes, schedule="dynamic"):
+            if not ready:  # this thread has no scratch: its classes are left undone, and MemoryError raised
+                continue
             total = class_weight[c]
             if total == 0:
                 continue
@@ -113,6 +121,8 @@ def class_moments_csr(
                     observed[c, j] = seen
         free(absent)
         free(stored)
+    if failed:
+        raise MemoryError(f"nbfast: cannot allocate the per-thread feature sums ({n_features} doubles)")
 
 
 def class_moments_dense(
@@ -329,6 +339,8 @@ def score(
     cdef Py_ssize_t n_classes = mean.shape[1]
     cdef Py_ssize_t i, c
     cdef double *acc = NULL
+    cdef int failed = 0
+    cdef int *failed_flag = &failed  # written through a pointer: shared by the threads
     cdef const floating *data_ptr = NULL
     cdef const integral *indices_ptr = NULL
 
@@ -339,7 +351,11 @@ def score(
         indices_ptr = &indices[0]
     with nogil, parallel(num_threads=n_threads):
         acc = <double *> malloc(n_classes * sizeof(double))
+        if acc == NULL:
+            failed_flag[0] = 1
         for i in prange(n_samples, schedule="dynamic", chunksize=ROW_BLOCK):
+            if acc == NULL:  # this thread has no scratch: its rows are left undone, and MemoryError raised
+                continue
             for c in range(n_classes):
                 acc[c] = bias[c]
             if sparse and skip_nan:
@@ -356,3 +372,5 @@ def score(
             finish_row(acc, n_classes, mode, NULL if mode == SCORE_ARGMAX else &out[i, 0],
                        &labels[i] if mode == SCORE_ARGMAX else NULL)
         free(acc)
+    if failed:
+        raise MemoryError(f"nbfast: cannot allocate the per-thread class sums ({n_classes} doubles)")

@@ -75,6 +75,8 @@ def score_csr(
     cdef Py_ssize_t n_blocks = n_classes // width
     cdef Py_ssize_t i, r, b, ahead
     cdef double *acc
+    cdef int failed = 0
+    cdef int *failed_flag = &failed  # written through a pointer: shared by the threads
     cdef const floating *data_ptr = NULL
     cdef const integral *indices_ptr = NULL
     cdef Prefetch prefetch = prefetch_plan(&table[0, 0], table.shape[0], n_classes * sizeof(double),
@@ -87,7 +89,11 @@ def score_csr(
         indices_ptr = &indices[0]
     with nogil, parallel(num_threads=n_threads):
         acc = <double *> malloc(n_classes * sizeof(double))
+        if acc == NULL:
+            failed_flag[0] = 1
         for i in prange(n_samples, schedule="dynamic", chunksize=ROW_BLOCK):
+            if acc == NULL:  # this thread has no scratch: its rows are left undone, and MemoryError raised
+                continue
             r = i
             if listed:
                 r = rows[i]
@@ -101,3 +107,5 @@ def score_csr(
                 finish_row(acc + b * width, width, mode, NULL if mode == ARGMAX else &out[i, b * width],
                            &labels[i * n_blocks + b] if mode == ARGMAX else NULL)
         free(acc)
+    if failed:
+        raise MemoryError(f"nbfast: cannot allocate the per-thread class sums ({n_classes} doubles)")

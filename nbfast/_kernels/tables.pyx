@@ -64,9 +64,15 @@ def smoothed_log_table(
     shifts_array = np.log(np.asarray(denominator) + alpha_weight * alpha[0])
     cdef double[::1] shifts = shifts_array
     cdef double *row_shifts
+    cdef int failed = 0
+    cdef int *failed_flag = &failed  # written through a pointer: shared by the threads
     with nogil, parallel(num_threads=n_threads):
-        row_shifts = <double *> malloc(n_classes * sizeof(double))
+        row_shifts = <double *> malloc(n_classes * sizeof(double)) if shift_per_feature else NULL  # only then used
+        if shift_per_feature and row_shifts == NULL:
+            failed_flag[0] = 1
         for b in prange(n_blocks(n_features), schedule="dynamic"):
+            if shift_per_feature and row_shifts == NULL:  # no scratch: block left undone, MemoryError raised
+                continue
             end = min((b + 1) * FEATURE_BLOCK, n_features)
             fast = True
             for c in range(n_classes):  # the block transposed: counts' rows read in order
@@ -80,6 +86,8 @@ def smoothed_log_table(
                         row_shifts[c] = log(denominator[c] + alpha_weight * alpha[j])
                 log_minus(&out[j, 0], row_shifts if shift_per_feature else &shifts[0], n_classes, fast)
         free(row_shifts)
+    if failed:
+        raise MemoryError(f"nbfast: cannot allocate the per-thread shifts ({n_classes} doubles)")
 
 
 def column_sums(const double[:, ::1] table, int terms, int n_threads, double[:, ::1] out=None):
@@ -91,6 +99,8 @@ def column_sums(const double[:, ::1] table, int terms, int n_threads, double[:, 
     cdef Py_ssize_t n_features = table.shape[0], n_classes = table.shape[1]
     cdef Py_ssize_t b, j, c, end
     cdef double *row
+    cdef int failed = 0
+    cdef int *failed_flag = &failed  # written through a pointer: shared by the threads
     partial_array = np.zeros((n_blocks(n_features), n_classes))
     compensation_array = np.zeros((n_blocks(n_features), n_classes))
     cdef double[:, ::1] partial = partial_array
@@ -99,7 +109,11 @@ def column_sums(const double[:, ::1] table, int terms, int n_threads, double[:, 
         raise ValueError("LOG_COMPLEMENTS needs an output table of the table's shape.")
     with nogil, parallel(num_threads=n_threads):
         row = <double *> malloc(n_classes * sizeof(double))
+        if row == NULL:
+            failed_flag[0] = 1
         for b in prange(n_blocks(n_features), schedule="dynamic"):
+            if row == NULL:  # this thread has no scratch: its blocks are left undone, and MemoryError raised
+                continue
             end = min((b + 1) * FEATURE_BLOCK, n_features)
             for j in range(b * FEATURE_BLOCK, end):
                 if terms == VALUES:
@@ -117,6 +131,8 @@ def column_sums(const double[:, ::1] table, int terms, int n_threads, double[:, 
                 for c in range(n_classes):
                     kahan_add(&partial[b, c], &compensation[b, c], row[c])
         free(row)
+    if failed:
+        raise MemoryError(f"nbfast: cannot allocate the per-thread terms ({n_classes} doubles)")
     return combine_blocks(partial, compensation)
 
 
