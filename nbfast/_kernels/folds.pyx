@@ -9,12 +9,16 @@ sum the other folds' values on it (an entry none of them counts is an explicit
 zero, whose deviation is 0).
 
 The tables of the alphas searched lie side by side, alpha fastest: entry e's
-deviation for alpha a is ``deviation[e, a]``, and a row's sums are kept as
-``acc[c * n_alphas + a]``, so that a dense row of the table is one contiguous
-run of n_classes x n_alphas values.  Each (class, alpha) adds its terms in the
-order :func:`nbfast._kernels.compact.score_compact` adds them for that alpha's
-table alone (the entries of the row's sparse features in nonzero order, then its
-dense rows in nonzero order), so every alpha's joint log-likelihoods are
+deviation for alpha a is ``deviation[e, a]``, or ``deviation[codes[e], a]``
+when the entries have codes.  With whole counts the code is the count itself
+and ``deviation`` a small table indexed by it, so that a dense row of the
+table (the frequent features, most of the work) is read as n_classes codes,
+not n_classes x n_alphas values (1.7 times faster on the Debian package
+corpus).  A row's sums are kept as ``acc[c * n_alphas + a]``, and each
+(class, alpha) adds its terms in the order
+:func:`nbfast._kernels.compact.score_compact` adds them for that alpha's
+table alone (the entries of the row's sparse features in nonzero order, then
+its dense rows in nonzero order), so every alpha's joint log-likelihoods are
 bit-identical to it.
 """
 from cython.parallel cimport parallel, prange
@@ -25,6 +29,7 @@ from libc.string cimport memset
 import numpy as np
 
 from nbfast._kernels._compact cimport add_dense_rows, is_dense_row, sort_classes
+from nbfast._kernels._linear cimport MAX_TILE
 from nbfast._kernels._math cimport SCORE_ARGMAX, finish_row, prefetch, prefetch_range
 from nbfast._kernels._openmp cimport ROW_BLOCK, VALUE_BLOCK
 from nbfast._kernels._types cimport floating, integral, pointer_integral
@@ -41,6 +46,9 @@ cdef enum:
     FEATURE_BLOCK = 256
     # The most chunks of rows that the counting sort places in parallel (each needs a cursor per feature).
     MAX_CHUNKS = 4
+    # The most alphas whose sums over a row's dense rows are kept in registers together (a tile of
+    # MAX_TILE // width classes x width alphas).
+    MAX_GROUP = 8
 
 
 cdef inline Py_ssize_t column_classes(const int32_t *cells, const int32_t *class_of, int64_t start, int64_t end,
@@ -197,6 +205,100 @@ def fold_counts(
     return pointer_array(out_indptr_array), out_classes_array, out_values_array
 
 
+cdef inline void tile_coded_rows(
+    const int32_t *codes,
+    const int64_t *row_start,
+    const double *row_weight,
+    Py_ssize_t n_rows,
+    const double *deviation,
+    Py_ssize_t stride,
+    Py_ssize_t n_tile_classes,
+    Py_ssize_t width,
+    double *acc,
+) noexcept nogil:
+    """acc[c * stride + a] += sum_d row_weight[d] * deviation[codes[row_start[d] + c] * stride + a], for the
+    tile's classes c < n_tile_classes and alphas a < width, the rows in order.
+
+    Called with constant ``n_tile_classes`` and ``width`` (their product at
+    most MAX_TILE): once inlined, the tile's sums stay in registers.
+    """
+    cdef Py_ssize_t d, c, a
+    cdef double t[MAX_TILE]
+    cdef const int32_t *row
+    cdef const double *entry
+    cdef double w
+    for c in range(n_tile_classes):
+        for a in range(width):
+            t[c * width + a] = acc[c * stride + a]
+    for d in range(n_rows):
+        w = row_weight[d]
+        row = codes + row_start[d]
+        for c in range(n_tile_classes):
+            entry = deviation + row[c] * stride
+            for a in range(width):
+                t[c * width + a] += w * entry[a]
+    for c in range(n_tile_classes):
+        for a in range(width):
+            acc[c * stride + a] = t[c * width + a]
+
+
+cdef inline void coded_rows_of_width(
+    const int32_t *codes,
+    const int64_t *row_start,
+    const double *row_weight,
+    Py_ssize_t n_rows,
+    const double *deviation,
+    Py_ssize_t stride,
+    Py_ssize_t n_classes,
+    Py_ssize_t width,
+    double *acc,
+) noexcept nogil:
+    """Every class's sums of ``width`` alphas over the dense rows: tiles of MAX_TILE // width classes, then the
+    classes left one by one (called with a constant ``width``)."""
+    cdef Py_ssize_t c0 = 0
+    while c0 + MAX_TILE // width <= n_classes:
+        tile_coded_rows(codes + c0, row_start, row_weight, n_rows, deviation, stride, MAX_TILE // width, width,
+                        acc + c0 * stride)
+        c0 += MAX_TILE // width
+    while c0 < n_classes:
+        tile_coded_rows(codes + c0, row_start, row_weight, n_rows, deviation, stride, 1, width, acc + c0 * stride)
+        c0 += 1
+
+
+cdef inline void add_coded_rows(
+    const int32_t *codes,
+    const int64_t *row_start,
+    const double *row_weight,
+    Py_ssize_t n_rows,
+    const double *deviation,
+    Py_ssize_t n_classes,
+    Py_ssize_t n_alphas,
+    double *acc,
+) noexcept nogil:
+    """acc[c * n_alphas + a] += sum_d row_weight[d] * deviation[codes[row_start[d] + c], a] for every class and
+    alpha, the dense rows in order: groups of at most MAX_GROUP alphas, each with its width a constant."""
+    cdef Py_ssize_t group, g, width
+    for group in range((n_alphas + MAX_GROUP - 1) // MAX_GROUP):
+        g = group * MAX_GROUP
+        width = min(<Py_ssize_t> MAX_GROUP, n_alphas - g)
+        if width == 1:
+            coded_rows_of_width(codes, row_start, row_weight, n_rows, deviation + g, n_alphas, n_classes, 1, acc + g)
+        elif width == 2:
+            coded_rows_of_width(codes, row_start, row_weight, n_rows, deviation + g, n_alphas, n_classes, 2, acc + g)
+        elif width == 3:
+            coded_rows_of_width(codes, row_start, row_weight, n_rows, deviation + g, n_alphas, n_classes, 3, acc + g)
+        elif width == 4:
+            coded_rows_of_width(codes, row_start, row_weight, n_rows, deviation + g, n_alphas, n_classes, 4, acc + g)
+        elif width == 5:
+            coded_rows_of_width(codes, row_start, row_weight, n_rows, deviation + g, n_alphas, n_classes, 5, acc + g)
+        elif width == 6:
+            coded_rows_of_width(codes, row_start, row_weight, n_rows, deviation + g, n_alphas, n_classes, 6, acc + g)
+        elif width == 7:
+            coded_rows_of_width(codes, row_start, row_weight, n_rows, deviation + g, n_alphas, n_classes, 7, acc + g)
+        else:
+            coded_rows_of_width(codes, row_start, row_weight, n_rows, deviation + g, n_alphas, n_classes, 8, acc + g)
+
+
 cdef inline void add_terms(double *acc, const double *bias, const double *default, const double *scale,
                            const double *shifted, double weight, Py_ssize_t n_classes, Py_ssize_t n_alphas,
                            bint has_base) noexcept nogil:
@@ -219,14 +321,17 @@ cdef inline void first_maxima(const double *jll, Py_ssize_t n_classes, Py_ssize_
     """labels[a] = the first class c of maximal jll[c x n_alphas + a], as finish_row's ARGMAX chooses (``best``:
     scratch of n_alphas)."""
     cdef Py_ssize_t c, a
+    cdef double value
+    cdef bint greater
     for a in range(n_alphas):
         labels[a] = 0
         best[a] = jll[a]
     for c in range(1, n_classes):
-        for a in range(n_alphas):
-            if jll[c * n_alphas + a] > best[a]:
-                best[a] = jll[c * n_alphas + a]
-                labels[a] = c
+        for a in range(n_alphas):  # selects, not branches: which class leads is unpredictable
+            value = jll[c * n_alphas + a]
+            greater = value > best[a]
+            best[a] = value if greater else best[a]
+            labels[a] = c if greater else labels[a]
 
 
 def score_alphas(
@@ -236,6 +341,7 @@ def score_alphas(
     const Py_ssize_t[::1] rows,
     const pointer_integral[::1] table_indptr,
     const int32_t[::1] table_classes,
+    const int32_t[::1] codes,
     const double[:, ::1] deviation,
     const double[:, ::1] default,
     const double[:, ::1] scale,
@@ -250,9 +356,11 @@ def score_alphas(
     """Score the rows ``rows`` of a CSR matrix under the compact tables of several alphas at once.
 
     Alpha a's table is ``default[:, a]``, ``scale[:, a]``, ``base[:, a]``
-    and ``deviation[:, a]`` on the pattern ``table_indptr``, ``table_classes``
-    (see :func:`nbfast._kernels.compact.score_compact`; ``scale`` or ``base``
-    with no rows: none), and its bias ``bias[:, a]``.  ARGMAX writes
+    and the deviation ``deviation[e, a]`` of each entry e of the pattern
+    ``table_indptr``, ``table_classes`` (see
+    :func:`nbfast._kernels.compact.score_compact`; ``scale`` or ``base`` with
+    no rows: none), or ``deviation[codes[e], a]`` when ``codes`` is not empty
+    (every code a row of ``deviation``); its bias is ``bias[:, a]``.  ARGMAX writes
     ``labels[i, a]``, the first class of maximal joint log-likelihood of row
     ``rows[i]`` under alpha a; PROBA writes ``out[i, a]``, the posterior of
     class ``take[i]``.
@@ -262,6 +370,7 @@ def score_alphas(
     cdef Py_ssize_t n_alphas = default.shape[1]
     cdef Py_ssize_t width = n_classes * n_alphas
     cdef bint has_base = base.shape[0] > 0
+    cdef bint coded = codes.shape[0] > 0
     cdef Py_ssize_t i, r, k, e, c, a, j, n_dense, ahead, longest = 0
     cdef double v, weight
     cdef double *acc
@@ -275,7 +384,8 @@ def score_alphas(
     cdef const double *d
     cdef const pointer_integral *pointers = &table_indptr[0]
     cdef const int32_t *classes_ptr = NULL
-    cdef const double *deviation_ptr = NULL
+    cdef const double *deviation_ptr = &deviation[0, 0] if deviation.shape[0] > 0 else NULL
+    cdef const int32_t *codes_ptr = NULL
     cdef const double *default_ptr = &default[0, 0]
     cdef const double *bias_ptr = &bias[0, 0]
     cdef const double *scale_ptr = &scale[0, 0] if scale.shape[0] > 0 else NULL
@@ -288,7 +398,8 @@ def score_alphas(
         return
     if table_classes.shape[0] > 0:
         classes_ptr = &table_classes[0]
-        deviation_ptr = &deviation[0, 0]
+    if coded:
+        codes_ptr = &codes[0]
     if data.shape[0] > 0:
         data_ptr = &data[0]
         indices_ptr = &indices[0]
@@ -322,8 +433,11 @@ def score_alphas(
                     if k + ENTRY_PREFETCH_DISTANCE < indptr[r + 1]:
                         j = indices[k + ENTRY_PREFETCH_DISTANCE]
                         prefetch_range(classes_ptr + pointers[j], classes_ptr + pointers[j + 1])
-                        prefetch_range(deviation_ptr + pointers[j] * n_alphas,
-                                       deviation_ptr + pointers[j + 1] * n_alphas)
+                        if coded:
+                            prefetch_range(codes_ptr + pointers[j], codes_ptr + pointers[j + 1])
+                        else:
+                            prefetch_range(deviation_ptr + pointers[j] * n_alphas,
+                                           deviation_ptr + pointers[j + 1] * n_alphas)
                     v = data[k]
                     j = indices[k]
                     weight = weight + v
@@ -332,15 +446,19 @@ def score_alphas(
                             shifted[a] += v * base[j, a]
                     if pointers[j + 1] - pointers[j] == n_classes:  # a dense row: added in the second pass
                         row_weight[n_dense] = v
-                        row_start[n_dense] = pointers[j] * n_alphas
+                        row_start[n_dense] = pointers[j] if coded else pointers[j] * n_alphas
                         n_dense = n_dense + 1
                     else:
                         for e in range(pointers[j], pointers[j + 1]):
                             cell = acc + classes_ptr[e] * n_alphas
-                            d = deviation_ptr + e * n_alphas
+                            d = deviation_ptr + (codes_ptr[e] if coded else e) * n_alphas
                             for a in range(n_alphas):
                                 cell[a] += v * d[a]
-                add_dense_rows(deviation_ptr, row_start, row_weight, n_dense, width, acc)
+                if coded:
+                    add_coded_rows(codes_ptr, row_start, row_weight, n_dense, deviation_ptr, n_classes, n_alphas,
+                                   acc)
+                else:  # each dense row one run of n_classes x n_alphas deviations
+                    add_dense_rows(deviation_ptr, row_start, row_weight, n_dense, width, acc)
                 add_terms(acc, bias_ptr, default_ptr, scale_ptr, shifted, weight, n_classes, n_alphas, has_base)
                 if mode == SCORE_ARGMAX:
                     first_maxima(acc, n_classes, n_alphas, best, &labels[i, 0])

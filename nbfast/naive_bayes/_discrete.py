@@ -108,9 +108,8 @@ class MultinomialNB(_CountNB):
         counts = self._counts()
         alpha_sums = np.array([np.sum(np.broadcast_to(alpha, counts.n_features)) for alpha in logs.alphas])
         log_denominator = np.log(counts.class_totals()[:, None] + alpha_sums)
-        deviation = logs(counts.values)
-        deviation -= logs.log_alphas  # log(N_ci + alpha) - log(alpha), in place
-        tables = CompactTables(deviation, logs.log_alphas - log_denominator)
+        deviation, codes = logs.over_alpha(counts.values)  # log(N_ci + alpha) - log(alpha), by count if whole
+        tables = CompactTables(deviation, logs.log_alphas - log_denominator, codes=codes)
         return tables, self._added_log_prior()
 
     def _log_parameter_prior(self):

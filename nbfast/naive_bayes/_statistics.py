@@ -310,14 +310,16 @@ class FoldCounts(NamedTuple):
 
 class CompactTables(NamedTuple):
     """The CompactTables of several alphas on the pattern of one model's compact statistics, side by side:
-    alpha a's is ``deviation[:, a]``, ``default[:, a]``, ``scale[:, a]`` and ``base[:, a]`` (``deviation``
-    (n_entries, n_alphas), ``default`` and ``scale`` (n_classes, n_alphas), ``base`` (n_features, n_alphas);
-    None as in CompactTable).  Scored by :func:`score_side_by_side`."""
+    alpha a's is ``default[:, a]``, ``scale[:, a]``, ``base[:, a]`` and the deviation ``deviation[e, a]`` of
+    each entry e, or ``deviation[codes[e], a]`` when ``codes`` is given (``default`` and ``scale`` (n_classes,
+    n_alphas), ``base`` (n_features, n_alphas); None as in CompactTable).  Scored by
+    :func:`score_side_by_side`."""
 
     deviation: np.ndarray
     default: np.ndarray
     scale: np.ndarray = None
     base: np.ndarray = None
+    codes: np.ndarray = None
 
 
 class LogTable:
@@ -336,9 +338,7 @@ class LogTable:
 
     def __call__(self, values):
         """log(values + alpha), (values.shape[0], n_alphas)."""
-        largest = min(float(values.max(initial=0.0)), _LOG_TABLE_VALUES // self.alphas.shape[0])
-        if largest >= self._table.shape[0]:
-            self._table = np.log(np.arange(int(largest) + 1.0)[:, None] + self.alphas)
+        self._cover(float(values.max(initial=0.0)))
         logs = np.empty((values.shape[0], self.alphas.shape[0]))
         other = np.empty(values.shape[0], dtype=np.uint8)  # not one of the table's whole numbers
         folds.table_rows(values, self._table, logs, other, effective_n_threads(logs.size))
@@ -346,6 +346,26 @@ class LogTable:
         if other.size:
             logs[other] = np.log(values[other, None] + self.alphas)
         return logs
+
+    def over_alpha(self, values):
+        """(deviation, codes): log(values + alpha) - log(alpha) of value i is ``deviation[codes[i]]`` when every
+        value is a whole number of the table (their codes: the values themselves), else ``deviation[i]``
+        (codes None)."""
+        largest = float(values.max(initial=0.0))
+        if self._cover(largest) and values.min(initial=0.0) >= 0:
+            codes = values.astype(np.int32)
+            if np.array_equal(codes, values):
+                return self._table[:int(largest) + 1] - self.log_alphas, codes
+        deviation = self(values)
+        deviation -= self.log_alphas
+        return deviation, None
+
+    def _cover(self, largest):
+        """Extend the table up to ``largest`` (within _LOG_TABLE_VALUES); whether it holds it."""
+        size = _LOG_TABLE_VALUES // self.alphas.shape[0]
+        if self._table.shape[0] <= min(largest, size):
+            self._table = np.log(np.arange(int(min(largest, size)) + 1.0)[:, None] + self.alphas)
+        return largest < self._table.shape[0]
 
 
 # ------------------------------------------------------------------ statistics, either representation
@@ -498,7 +518,8 @@ def score_side_by_side(X, rows, counts, tables, bias, mode, take):
     bias = np.ascontiguousarray(np.broadcast_to(np.asarray(bias, dtype=np.float64)[:, None], tables.default.shape))
     n_nonzeros = int(np.sum(X.indptr[rows + 1] - X.indptr[rows]))
     folds.score_alphas(
-        X.data, X.indices, X.indptr, rows, counts.indptr, counts.classes, tables.deviation,
+        X.data, X.indices, X.indptr, rows, counts.indptr, counts.classes,
+        np.empty(0, dtype=np.int32) if tables.codes is None else tables.codes, tables.deviation,
         np.ascontiguousarray(tables.default), none if tables.scale is None else np.ascontiguousarray(tables.scale),
         none if tables.base is None else np.ascontiguousarray(tables.base), bias, take, mode, out, labels,
         effective_n_threads((n_nonzeros + rows.shape[0] * n_classes) * n_alphas),

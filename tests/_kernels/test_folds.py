@@ -79,29 +79,34 @@ def random_tables(counts, n_alphas, rng, base=False, scale=False):
             rng.normal(size=(n_features, n_alphas)) if base else none, bias)
 
 
+@pytest.mark.parametrize("n_alphas", [3, 11])  # 11: more alphas than one group of registers holds
+@pytest.mark.parametrize("coded", [False, True])
 @pytest.mark.parametrize("terms", ["plain", "base", "base and scale"])
 @pytest.mark.parametrize("mode", [Output.ARGMAX, Output.PROBA])
 @pytest.mark.parametrize("n_threads", [1, 2])
-def test_every_alpha_is_scored_as_its_table_alone_bit_for_bit(terms, mode, n_threads):
+def test_every_alpha_is_scored_as_its_table_alone_bit_for_bit(n_alphas, coded, terms, mode, n_threads):
     X, y_index = corpus(np.float32, np.int64)
     counts = fitted_counts(X, y_index, None, 9)
     rng = np.random.default_rng(5)
-    n_alphas = 3
     deviation, default, scale, base, bias = random_tables(counts, n_alphas, rng, terms != "plain",
                                                           terms == "base and scale")
+    codes = np.empty(0, dtype=np.int32)
+    if coded:  # the entries' deviations read through codes, from a table of 40 rows
+        deviation, codes = deviation[:40], rng.integers(0, 40, size=counts.nnz).astype(np.int32)
+    by_entry = deviation[codes] if coded else deviation
     rows = np.sort(rng.choice(X.shape[0], size=120, replace=False)).astype(np.intp)
     take = rng.integers(0, 9, size=rows.shape[0]).astype(np.intp)
     labels = np.empty((rows.shape[0], n_alphas) if mode == Output.ARGMAX else (0, 0), dtype=np.int64)
     out = np.empty((0, 0) if mode == Output.ARGMAX else (rows.shape[0], n_alphas))
-    folds.score_alphas(X.data, X.indices, X.indptr, rows, counts.indptr, counts.classes, deviation, default, scale,
-                       base, bias, take, mode, out, labels, n_threads)
+    folds.score_alphas(X.data, X.indices, X.indptr, rows, counts.indptr, counts.classes, codes, deviation, default,
+                       scale, base, bias, take, mode, out, labels, n_threads)
     X_rows = X[rows]
     none = np.empty(0)
     for a in range(n_alphas):
         alone_labels = np.empty(rows.shape[0] if mode == Output.ARGMAX else 0, dtype=np.int64)
         alone = np.empty((0, 0) if mode == Output.ARGMAX else (rows.shape[0], 9))
         compact.score_compact(X_rows.data, X_rows.indices, X_rows.indptr, counts.indptr, counts.classes,
-                              np.ascontiguousarray(deviation[:, a]), np.ascontiguousarray(default[:, a]),
+                              np.ascontiguousarray(by_entry[:, a]), np.ascontiguousarray(default[:, a]),
                               np.ascontiguousarray(scale[:, a]) if scale.size else none,
                               np.ascontiguousarray(base[:, a]) if base.size else none,
                               np.ascontiguousarray(bias[:, a]), False, 0.0, mode, alone, alone_labels, 1)
@@ -117,9 +122,9 @@ def test_the_first_of_tied_classes_wins_as_in_predict():
                           np.ones(3), 3)
     deviation = np.array([[0.0, 1.0], [2.0, 1.0], [2.0, 0.5]])  # alpha 0: classes 1 and 2 tie; alpha 1: 0 and 1
     labels = np.empty((2, 2), dtype=np.int64)
-    folds.score_alphas(X.data, X.indices, X.indptr, np.arange(2), counts.indptr, counts.classes, deviation,
-                       np.zeros((3, 2)), np.empty((0, 2)), np.empty((0, 2)), np.zeros((3, 2)),
-                       np.empty(0, dtype=np.intp), Output.ARGMAX, np.empty((0, 0)), labels, 1)
+    folds.score_alphas(X.data, X.indices, X.indptr, np.arange(2), counts.indptr, counts.classes,
+                       np.empty(0, dtype=np.int32), deviation, np.zeros((3, 2)), np.empty((0, 2)), np.empty((0, 2)),
+                       np.zeros((3, 2)), np.empty(0, dtype=np.intp), Output.ARGMAX, np.empty((0, 0)), labels, 1)
     np.testing.assert_array_equal(labels, [[1, 0], [0, 0]])
 
 

@@ -191,6 +191,18 @@ def test_the_table_of_logs_gives_numpy_s_logs():
     assert logs(np.empty(0)).shape == (0, 4)
 
 
+@pytest.mark.parametrize("values", [[0.0, 3.0, 1.0, 3.0, 40.0], [0.0, 3.0, 0.5], [1.0, 2e6], [2.0, -1.0]],
+                         ids=["whole", "a fraction", "beyond the table", "negative"])
+def test_deviations_over_alpha_are_coded_by_whole_counts(values):
+    values, alphas = np.array(values), np.array([1.5, 2.0, 3.0])  # log(-1 + alpha) defined
+    deviation, codes = LogTable(alphas).over_alpha(values)
+    by_value = deviation if codes is None else deviation[codes]
+    np.testing.assert_array_equal(by_value, np.log(values[:, None] + alphas) - np.log(alphas))
+    assert (codes is not None) == (values.tolist() == [0.0, 3.0, 1.0, 3.0, 40.0])
+    if codes is not None:
+        assert codes.dtype == np.int32 and deviation.shape == (41, 3)
+
+
 def test_fold_counts_add_up_in_the_order_given():
     X, y = compact_corpus()
     fold = (np.arange(X.shape[0]) % 3).astype(np.intp)
@@ -211,9 +223,11 @@ def test_the_tables_of_several_alphas_are_each_alpha_s_table(name, params):
     (tables, bias) = model._search_terms(LogTable(ALPHAS))
     counts = model._counts()
     exact = name == "MultinomialNB"  # ComplementNB's adds alpha to F_i - N_ci, not N_ci to F_i + alpha
+    assert (tables.codes is not None) == exact  # whole counts: MultinomialNB's deviations by count
+    by_entry = tables.deviation if tables.codes is None else tables.deviation[tables.codes]
     for a, alpha in enumerate(ALPHAS):
         table, alone_bias = model._compact_terms(counts, model.class_count_, model._table_parameters(alpha))
-        for got, want in [(tables.deviation[:, a], table.deviation), (tables.default[:, a], table.default),
+        for got, want in [(by_entry[:, a], table.deviation), (tables.default[:, a], table.default),
                           (None if tables.scale is None else tables.scale[:, a], table.scale),
                           (None if tables.base is None else tables.base[:, a], table.base)]:
             if want is None:
