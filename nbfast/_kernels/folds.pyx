@@ -389,6 +389,7 @@ def score_alphas(
     cdef const double *default_ptr = &default[0, 0]
     cdef const double *bias_ptr = &bias[0, 0]
     cdef const double *scale_ptr = &scale[0, 0] if scale.shape[0] > 0 else NULL
+    cdef const double *base_ptr = &base[0, 0] if has_base else NULL
     cdef const floating *data_ptr = NULL
     cdef const integral *indices_ptr = NULL
     cdef bint failed = False
@@ -430,6 +431,8 @@ def score_alphas(
                 for k in range(indptr[r], indptr[r + 1]):
                     if k + POINTER_PREFETCH_DISTANCE < indptr[r + 1]:
                         prefetch(pointers + indices[k + POINTER_PREFETCH_DISTANCE])
+                        if has_base:
+                            prefetch(base_ptr + indices[k + POINTER_PREFETCH_DISTANCE] * n_alphas)
                     if k + ENTRY_PREFETCH_DISTANCE < indptr[r + 1]:
                         j = indices[k + ENTRY_PREFETCH_DISTANCE]
                         prefetch_range(classes_ptr + pointers[j], classes_ptr + pointers[j + 1])
@@ -443,7 +446,7 @@ def score_alphas(
                     weight = weight + v
                     if has_base:
                         for a in range(n_alphas):
-                            shifted[a] += v * base[j, a]
+                            shifted[a] += v * base_ptr[j * n_alphas + a]
                     if pointers[j + 1] - pointers[j] == n_classes:  # a dense row: added in the second pass
                         row_weight[n_dense] = v
                         row_start[n_dense] = pointers[j] if coded else pointers[j] * n_alphas
@@ -479,26 +482,32 @@ def score_alphas(
         raise MemoryError("nbfast: cannot allocate the per-thread scratch of the scoring")
 
 
+cdef inline Py_ssize_t whole_row(double value, Py_ssize_t size) noexcept nogil:
+    """The row of ``value`` in a table of whole numbers 0 .. size - 1, or -1 when it is not one of them."""
+    cdef Py_ssize_t n = <Py_ssize_t> value if 0 <= value < size else -1
+    return n if n == value else -1
+
+
 def table_rows(
     const double[::1] values,
+    const double[::1] minus,
     const double[:, ::1] table,
     double[:, ::1] out,
     uint8_t[::1] other,
     int n_threads,
 ):
-    """out[e] = table[values[e]] where values[e] is a whole number in [0, len(table)); elsewhere other[e] = 1 and
-    out[e] is left as it is."""
-    cdef Py_ssize_t e, a, n
+    """out[e] = table[values[e]], or table[values[e]] - table[minus[e]] when ``minus`` is not empty, where those
+    are whole numbers in [0, len(table)); elsewhere other[e] = 1 and out[e] is left as it is."""
+    cdef Py_ssize_t e, a, n, m
     cdef Py_ssize_t size = table.shape[0]
     cdef Py_ssize_t width = table.shape[1]
-    cdef double value
+    cdef bint differences = minus.shape[0] > 0
     with nogil:
         for e in prange(values.shape[0], schedule="dynamic", chunksize=VALUE_BLOCK, num_threads=n_threads):
-            value = values[e]
-            n = <Py_ssize_t> value if 0 <= value < size else -1
-            if n >= 0 and n == value:
-                for a in range(width):
-                    out[e, a] = table[n, a]
-                other[e] = 0
-            else:
-                other[e] = 1
+            n = whole_row(values[e], size)
+            m = whole_row(minus[e], size) if differences else 0
+            other[e] = n < 0 or m < 0
+            if other[e]:
+                continue
+            for a in range(width):
+                out[e, a] = table[n, a] - table[m, a] if differences else table[n, a]

@@ -448,8 +448,8 @@ class ComplementNB(_CountNB):
         counts = self._counts()
         totals = counts.feature_totals()
         log_all = logs(totals)  # log F~_i, (n_features, n_alphas)
-        features = counts.features()
-        deviation = log_all[features] - logs(totals[features] - counts.values)
+        entry_totals = totals[counts.features()]
+        deviation = logs(entry_totals, entry_totals - counts.values)  # log F~_i - log((F_i - N_ci) + alpha_i)
         smoothed_sums = np.array([np.sum(totals + alpha) for alpha in logs.alphas])  # sum_i F~_i
         log_total = np.log(smoothed_sums - counts.class_totals()[:, None])
         if not self._params_for_tables()["norm"]:

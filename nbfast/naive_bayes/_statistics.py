@@ -336,15 +336,18 @@ class LogTable:
         """log(alpha) (n_alphas,)."""
         return self._table[0]
 
-    def __call__(self, values):
-        """log(values + alpha), (values.shape[0], n_alphas)."""
-        self._cover(float(values.max(initial=0.0)))
+    def __call__(self, values, minus=None):
+        """log(values + alpha), or log(values + alpha) - log(minus + alpha), (values.shape[0], n_alphas)."""
+        self._cover(float(max(values.max(initial=0.0), 0.0 if minus is None else minus.max(initial=0.0))))
         logs = np.empty((values.shape[0], self.alphas.shape[0]))
         other = np.empty(values.shape[0], dtype=np.uint8)  # not one of the table's whole numbers
-        folds.table_rows(values, self._table, logs, other, effective_n_threads(logs.size))
+        folds.table_rows(values, _EMPTY if minus is None else minus, self._table, logs, other,
+                         effective_n_threads(logs.size))
         other = np.flatnonzero(other)
         if other.size:
             logs[other] = np.log(values[other, None] + self.alphas)
+            if minus is not None:
+                logs[other] -= np.log(minus[other, None] + self.alphas)
         return logs
 
     def over_alpha(self, values):

@@ -128,13 +128,17 @@ def test_the_first_of_tied_classes_wins_as_in_predict():
     np.testing.assert_array_equal(labels, [[1, 0], [0, 0]])
 
 
-def test_table_rows_looks_up_whole_numbers_only():
+@pytest.mark.parametrize("differences", [False, True])
+def test_table_rows_looks_up_whole_numbers_only(differences):
     table = np.log(np.arange(5.0)[:, None] + np.array([0.5, 2.0]))
-    values = np.array([0.0, 3.0, 4.0, 5.0, 2.5, -1.0, np.nan, 1e300, 1.0])
+    values = np.array([0.0, 3.0, 4.0, 5.0, 2.5, -1.0, np.nan, 1e300, 1.0, 2.0])
+    minus = np.array([1.0, 0.0, 4.0, 1.0, 1.0, 1.0, 1.0, 1.0, 3.0, 0.5]) if differences else np.empty(0)
     out = np.full((values.shape[0], 2), -7.0)
     other = np.empty(values.shape[0], dtype=np.uint8)
-    folds.table_rows(values, table, out, other, 2)
-    np.testing.assert_array_equal(other, [0, 0, 0, 1, 1, 1, 1, 1, 0])
-    np.testing.assert_array_equal(out[other == 0], table[[0, 3, 4, 1]])
+    folds.table_rows(values, minus, table, out, other, 2)
+    looked_up = [0, 1, 2, 8]
+    np.testing.assert_array_equal(np.flatnonzero(other == 0), looked_up + ([] if differences else [9]))
+    want = table[values[looked_up].astype(int)] - (table[minus[looked_up].astype(int)] if differences else 0.0)
+    np.testing.assert_array_equal(out[looked_up], want)
     assert np.all(out[other == 1] == -7.0)
 

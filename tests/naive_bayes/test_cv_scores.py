@@ -187,6 +187,8 @@ def test_the_table_of_logs_gives_numpy_s_logs():
     values = np.array([0.0, 1.0, 7.0, 250.0, 2.5, 1e7, 3.0 + 2**-40, 12.0])
     logs = LogTable(alphas)
     np.testing.assert_array_equal(logs(values), np.log(values[:, None] + alphas))
+    minus = values[::-1].copy()
+    np.testing.assert_array_equal(logs(values, minus), np.log(values[:, None] + alphas) - np.log(minus[:, None] + alphas))
     np.testing.assert_array_equal(logs.log_alphas, np.log(alphas))
     assert logs(np.empty(0)).shape == (0, 4)
 
