@@ -103,7 +103,7 @@ def _compact_scores(model, alphas, X, rows, y_index, mode, score):
     if mode == Output.ARGMAX:
         take = np.empty(0, dtype=np.intp)
     else:  # the class whose posterior a row's log loss reads: with two classes the scorer passes the second's
-        take = y_index if n_classes > 2 else np.ones_like(y_index)
+        take = np.ones_like(y_index) if n_classes == 2 else y_index
     # a block's tables and their temporaries (a few arrays of a value per entry or feature and alpha)
     per_block = max(1, _STACK_BYTES // (32 * (counts.nnz + counts.n_features)))
     scores = []

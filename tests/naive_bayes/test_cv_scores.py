@@ -111,6 +111,17 @@ def test_two_classes_give_the_scorer_s_log_loss(scoring, calls):
     assert_same_search(model, grid_search("MultinomialNBCV", {}, ALPHAS, 3, scoring, X, y))
 
 
+@pytest.mark.parametrize("scoring", ["accuracy", "neg_log_loss"])
+def test_a_single_class_scores_as_alpha_by_alpha(scoring, monkeypatch, calls):
+    X, _ = compact_corpus(seed=8)
+    y = np.zeros(X.shape[0], dtype=int)
+    at_once = nbfast.MultinomialNBCV(alphas=ALPHAS, cv=3, scoring=scoring).fit(X, y).cv_results_
+    assert calls["alphas"] == 3
+    monkeypatch.setattr(_cv_scores, "_compact_scores", lambda *args: None)
+    one_by_one = nbfast.MultinomialNBCV(alphas=ALPHAS, cv=3, scoring=scoring).fit(X, y).cv_results_
+    np.testing.assert_array_equal(at_once["mean_test_score"], one_by_one["mean_test_score"])
+
+
 def test_alphas_in_blocks_and_any_thread_count_give_the_same_scores_bit_for_bit(monkeypatch, n_threads_limit):
     X, y = compact_corpus(seed=7)
     alphas = np.geomspace(1e-3, 10, 23)
