@@ -270,7 +270,6 @@ def smoothed_table(counts, alpha, log_denominator):
     return CompactTable(counts.indptr, counts.classes, deviation, log_alpha - log_denominator)
 
 
-
 # ------------------------------------------------------------- a search over folds: several alphas at once
 class FoldCounts(NamedTuple):
     """The statistics of K folds that partition the rows, on one pattern: that of the sums over every row (as
