@@ -17,7 +17,7 @@ from setuptools.command.build_ext import build_ext
 
 KERNELS = [
     "threads", "validate", "counts", "scoring", "compact", "tables", "categories", "tokens", "lines", "csvrows", "hashing", "vocabulary", "tfidf", "decision",
-    "svmlight", "gaussian", "explain", "discriminative", "sgd",
+    "svmlight", "gaussian", "explain", "discriminative", "sgd", "folds",
 ]
 DEBUG = os.environ.get("NBFAST_DEBUG_BUILD", "") not in ("", "0")
 

@@ -15,6 +15,7 @@ The output is one document a line, ``label<TAB>text``, in the index's order;
 
 import argparse
 import collections
+import os
 import shutil
 import subprocess
 
@@ -69,6 +70,13 @@ def build(path=DEFAULT_INDEX, min_docs=100):
 def write(labels, documents, out):
     with open(out, "w", encoding="utf-8") as f:
         f.writelines(f"{label}\t{text}\n" for label, text in zip(labels, documents))
+
+
+def cached(path="debian_packages.tsv", index=DEFAULT_INDEX, min_docs=100):
+    """(labels, documents) of the file at ``path``, written first from ``index`` when it does not exist."""
+    if not os.path.exists(path):
+        write(*build(index, min_docs), path)
+    return load(path)
 
 
 def load(path):

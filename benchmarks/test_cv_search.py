@@ -8,8 +8,9 @@
 
 import pytest
 
+from benchmarks import real_corpus
 from benchmarks.conftest import FULL, ROUNDS
-from benchmarks.cv_search import SIZES, searches
+from benchmarks.cv_search import SIZES, measure, searches
 from nbfast.datasets import make_documents
 
 pytest.importorskip("pytest_benchmark")
@@ -27,3 +28,20 @@ def test_search(benchmark, search, estimator, scoring):
     run = runs[f"{estimator}CV" if search == "CV" else search]
     benchmark.group = f"{estimator} search, {scoring}, {size[0]}x{size[1]}"
     benchmark.pedantic(run, args=(X, y), rounds=ROUNDS, iterations=1, warmup_rounds=1 if FULL else 0)
+
+
+def test_a_large_vocabulary_search_agrees_with_grid_search_cv():
+    """The compact statistics of text (more features than documents), checked as ``--corpus`` checks them."""
+    data = make_documents(1_500, 2**15, 8, mean_length=20, random_state=0)
+    times, largest = measure("MultinomialNB", "accuracy", repeats=1, data=data)
+    assert largest <= 1e-12 and all(len(rounds) == 1 for rounds in times.values())
+
+
+def test_the_real_corpus_is_written_once_then_read(tmp_path):
+    index = tmp_path / "Packages"
+    index.write_text("Package: a\nSection: admin\nDescription: tool one\n\n"
+                     "Package: b\nSection: net/sub\nDescription: tool two\n more text\n")
+    out = tmp_path / "corpus.tsv"
+    assert real_corpus.cached(str(out), str(index), min_docs=1) == (["admin", "sub"], ["a tool one", "b tool two more text"])
+    index.unlink()  # read back, not rebuilt
+    assert real_corpus.cached(str(out), str(index), min_docs=1)[0] == ["admin", "sub"]

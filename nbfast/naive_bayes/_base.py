@@ -572,8 +572,13 @@ class _StatisticsNB(_BaseNB):
         self._validate_params(X.shape[1], len(classes))
         stats = self._init_stats(len(classes), X.shape[1])
         self._accumulate(stats, X, y_index, sample_weight, rows)
+        return self._fit_statistics(stats, classes, X.shape[1], feature_names)
+
+    def _fit_statistics(self, stats, classes, n_features, feature_names=None):
+        """``fit`` from the statistics of its rows, counted elsewhere (a cross-validated search counts every
+        fold at once), with parameters already validated: they are checked, then installed.  Returns self."""
         _statistics.check_statistics(stats)
-        self._commit(stats, classes, X.shape[1], feature_names)
+        self._commit(stats, classes, n_features, feature_names)
         return self
 
     @serialized

@@ -218,6 +218,11 @@ class _CountNB(_BaseDiscreteNB):
     _log_prob_override = None
     #: The parameters the tables derive from, as they were at the last fit (``_table_parameters``).
     _table_params = None
+    #: Whether the statistics are sums of x (not binarized, no missing values) and ``_search_terms(logs)``
+    #: gives the compact tables of several alphas (a LogTable's) at once, as (CompactTables, bias), or None
+    #: where it cannot: a cross-validated search then counts every fold in one pass over X, and scores every
+    #: alpha of a fold in one pass over its test rows.
+    _searches_alphas_at_once = False
 
     # ---------------------------------------------------------- statistics
     def _init_stats(self, n_classes, n_features):

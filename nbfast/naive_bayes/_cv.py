@@ -14,23 +14,34 @@ scoring, whatever the number of alphas:
   When the test sets of the splits partition the rows and each training set is
   the rest (K-fold, stratified or not, grouped), the rows of each test set are
   counted once; the model of a training set is the sum of the other folds'
-  counts (nbfast's model merging), never a refit.  Summed, not subtracted from
-  the total: integer counts give exactly the counts of a fit on the training
-  rows, and a feature absent from them keeps a count of exactly 0.  Other
-  splitters (shuffled or repeated splits) count each training set once.
-- Each alpha is a rebuild of the tables from those counts (no refit).  The
-  count models with a dense linear table (MultinomialNB, ComplementNB,
-  BernoulliNB, PoissonNB) score a fold's test rows for every alpha in one
-  pass of the fused kernel (``score_csr`` with ``block_width``), the alphas'
-  tables side by side: the rows are read once per block of alphas (within a memory budget, so that memory does
-  not grow with alphas x rows), not once per alpha.  CategoricalNB, compact tables and missing values are
-  scored by the model's own scoring, once per alpha.
+  counts, never a refit.  Summed, not subtracted from the total: integer counts
+  give exactly the counts of a fit on the training rows, and a feature absent
+  from them keeps a count of exactly 0.  The models that search several alphas
+  at once (MultinomialNB, ComplementNB) count every fold in one pass over X when
+  their statistics are compact (a large vocabulary), each fold's counts on the
+  pattern of all the rows' (``FoldCounts``), so that a training set's counts
+  are a few vector additions; the others count each fold and merge them
+  (nbfast's model merging).  Other splitters (shuffled or repeated splits)
+  count each training set once.
+- Each alpha is a rebuild of the tables from those counts (no refit).  Those
+  compact MultinomialNB and ComplementNB models build the compact tables of
+  every alpha at once (``_search_terms``, the logs of whole counts read from
+  a table) and score a fold's test rows for every alpha in one pass
+  (``folds.score_alphas``), a row's cost its nonzeros' entries times the
+  alphas, never n_classes x n_features.  The count models with a dense linear
+  table (MultinomialNB, ComplementNB, BernoulliNB, PoissonNB) score a fold's
+  test rows for every alpha in one pass of the fused kernel (``score_csr``
+  with ``block_width``), the alphas' tables side by side.  Either way the rows
+  are read once per block of alphas (within a memory budget, so that memory
+  does not grow with alphas x rows), not once per alpha.  CategoricalNB, other
+  compact tables and missing values are scored by the model's own scoring,
+  once per alpha.
 - Each row's labels and posteriors are those ``predict`` and ``predict_proba``
   compute (the same table, bias, order of the sums and normalization), and the scores are what
   scikit-learn 1.9's scorers make of them: accuracy, or the log loss of posteriors clipped to
   [eps, 1 - eps], weighted by the test rows' ``sample_weight``.
 - The final model is the sum of every fold's counts with the best alpha (a
-  refit on all rows for other splitters).
+  refit on all rows for other splitters): a fit on all the rows.
 
 Composition, not subclassing: a CV estimator takes ``alphas`` where its base
 model takes ``alpha``, so it cannot be that model with other parameters; a
@@ -41,10 +52,12 @@ hands it every prediction; the base model's fitted attributes
 
 The search reads these hooks of the base models: ``_check_X`` and
 ``_validate_params`` (once), ``_fit_checked`` (counting rows of the checked X),
-``_merge`` (summing the folds' counts), ``_derive_params`` (the tables for
-another alpha), ``_score``, and for the stacked scoring ``_linear_terms``,
-``_kernel_threshold``, ``_score_outside_the_linear_form`` and
-``_ignores_missing``.
+``_fit_statistics`` (a model of counts summed over folds), ``_merge`` (summing
+the folds' counts), ``_derive_params`` (the tables for another alpha),
+``_score``, for the stacked scoring ``_linear_terms``, ``_kernel_threshold``,
+``_score_outside_the_linear_form`` and ``_ignores_missing``, and for the
+tables of every alpha at once ``_searches_alphas_at_once``,
+``_has_compact_table``, ``_check_alpha`` and ``_search_terms``.
 """
 
 import numbers
@@ -57,11 +70,12 @@ from nbfast._compat import clone
 from nbfast._validation import _feature_names, check_sample_weight, check_y
 from nbfast.naive_bayes._capabilities import NotIncremental
 from nbfast.naive_bayes._categorical import CategoricalNB
-from nbfast.naive_bayes._cv_scores import rank_scores, scores_of_alphas
+from nbfast.naive_bayes._cv_scores import rank_scores, scores_of_alphas, searches_alphas_at_once
 from nbfast.naive_bayes._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
 from nbfast.naive_bayes._jobs import uses_n_jobs
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
 from nbfast.naive_bayes._params import StrOptions, check_parameters, declare
+from nbfast.naive_bayes._statistics import FoldCounts, fits_compact
 from nbfast.naive_bayes._wrapper import _WrapperNB
 
 #: The smoothing values searched by default.
@@ -199,50 +213,78 @@ class _CountNBCV(_WrapperNB):
         for alpha in alphas[1:]:  # every alpha of the search, before any is fitted
             self._base_estimator(float(alpha))._check_alpha(X.shape[1])
         y_index = encode_labels(classes, y)
-        splits = self._splits(X, y, classes)
+        splits = self._splits(X, y, classes, y_index)
         for k, (_, test) in enumerate(splits if sample_weight is not None else ()):
             if not sample_weight[test].sum() > 0:  # a weighted mean over them has no value
                 raise ValueError(f"the test rows of split {k} all have sample_weight 0, so they cannot score the "
                                  "alphas: give them weight, or choose other splits (cv).")
 
-        def counted(rows):  # a model of these rows' statistics (counted in place where the model can)
-            return clone(base)._fit_checked(X, y_index, classes, sample_weight, feature_names, rows=rows)
-
-        if _is_partition(splits, y.shape[0]):
-            folds = [counted(test) for _, test in splits]
-            training = [[fold for j, fold in enumerate(folds) if j != k] for k in range(len(splits))]
-        else:
-            folds = None
-            training = [[counted(train)] for train, _ in splits]
+        training, final = self._counted(base, alphas, X, y_index, classes, sample_weight, splits, feature_names)
         scores = np.empty((len(splits), alphas.shape[0]))
         for k, (_, test) in enumerate(splits):
-            model = self._base_class._merge(training[k])  # the statistics of the training rows
             weights = None if sample_weight is None else sample_weight[test]
-            scores[k] = scores_of_alphas(model, alphas, X, test, y_index[test], weights, self.scoring)
+            scores[k] = scores_of_alphas(training(k), alphas, X, test, y_index[test], weights, self.scoring)
         results = self._results(self.alphas, scores)
         best = int(results["rank_test_score"].argmin())  # the first of the best, in the order given
         alpha = list(self.alphas)[best]  # as given, as GridSearchCV's best_params_ holds it
-        if folds is None:
-            final = clone(base).set_params(alpha=alpha)._fit_checked(X, y_index, classes, sample_weight, feature_names)
-        else:  # every row's statistics: the sum of the folds'
-            for fold in folds:
-                fold.set_params(alpha=alpha)
-            final = self._base_class._merge(folds)
-        self._install_estimator(final)
+        self._install_estimator(final(alpha))
         self.alpha_ = alpha
         self.best_score_ = float(results["mean_test_score"][best])
         self.n_splits_ = len(splits)
         self.cv_results_ = results
         return self
 
-    def _splits(self, X, y, classes):
+    def _counted(self, base, alphas, X, y_index, classes, sample_weight, splits, feature_names):
+        """(training, final): ``training(k)`` is the model of split k's training rows, ``final(alpha)`` the model
+        of every row with that alpha, each a copy of ``base`` with the statistics of those rows."""
+        def counted(rows, alpha=base.alpha):  # the statistics of these rows, counted in place where the model can
+            model = clone(base).set_params(alpha=alpha)
+            return model._fit_checked(X, y_index, classes, sample_weight, feature_names, rows=rows)
+
+        if not _is_partition(splits, X.shape[0]):
+            return (lambda k: counted(splits[k][0])), lambda alpha: counted(None, alpha)
+        by_fold = self._fold_counts(alphas, X, y_index, len(classes), sample_weight, splits)
+        if by_fold is not None:  # every fold counted in one pass
+
+            def summed(which, alpha=base.alpha):
+                counts, class_count = by_fold.of_folds(which)
+                stats = {"class_count_": class_count, "_feature_counts": counts}
+                return clone(base).set_params(alpha=alpha)._fit_statistics(stats, classes, X.shape[1], feature_names)
+
+            every = list(range(len(splits)))
+            return (lambda k: summed(every[:k] + every[k + 1:])), lambda alpha: summed(every, alpha)
+        folds = [counted(test) for _, test in splits]
+
+        def merged(k):  # the statistics of the training rows: the sum of the other folds'
+            return self._base_class._merge([fold for j, fold in enumerate(folds) if j != k])
+
+        def final(alpha):  # every row's statistics: the sum of the folds'
+            for fold in folds:
+                fold.set_params(alpha=alpha)
+            return self._base_class._merge(folds)
+
+        return merged, final
+
+    def _fold_counts(self, alphas, X, y_index, n_classes, sample_weight, splits):
+        """The FoldCounts of the test sets (which partition the rows) when the base model searches several alphas
+        at once and would keep compact statistics of X, compact tables for every alpha; else None."""
+        n_features = X.shape[1]
+        if not (searches_alphas_at_once(self._base_class) and fits_compact(X.nnz, n_classes, n_features, counting=True)
+                and all(self._base_estimator(float(alpha))._has_compact_table() for alpha in alphas)):
+            return None
+        fold = np.empty(X.shape[0], dtype=np.intp)
+        for k, (_, test) in enumerate(splits):
+            fold[test] = k
+        counts = FoldCounts.count(X, y_index, fold, sample_weight, n_classes, len(splits))
+        return counts if fits_compact(counts.n_entries, n_classes, n_features) else None
+
+    def _splits(self, X, y, classes, y_index):
         """The (train, test) row indices of ``cv`` (intp arrays, each index in range: the kernels read these rows
-        in place), made and checked before any counting."""
+        in place), made and checked before any counting; ``y_index`` is each row's index into ``classes``."""
         model_selection = _compat.sklearn_module("model_selection", f"{type(self).__name__} (cross-validation)")
         cv = model_selection.check_cv(self.cv, y, classifier=True)
         splits = [(_row_indices(train, y.shape[0], k, "training"), _row_indices(test, y.shape[0], k, "test"))
                   for k, (train, test) in enumerate(cv.split(X, y))]
-        y_index = encode_labels(classes, y)
         for k, (train, test) in enumerate(splits):
             missing = classes[np.bincount(y_index[train], minlength=classes.shape[0]) == 0].tolist()
             if missing:

@@ -7,7 +7,7 @@ from nbfast._kernels import scoring
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
 from nbfast.naive_bayes._count import _CountNB
-from nbfast.naive_bayes._statistics import count_nonzeros
+from nbfast.naive_bayes._statistics import LogTable, count_nonzeros, score_side_by_side
 
 
 def rank_scores(means):
@@ -28,24 +28,38 @@ _OUTPUT_BYTES = 1 << 26
 _ROW_BYTES = 1 << 24
 
 
+def searches_alphas_at_once(cls):
+    """Whether the models of class ``cls`` give the compact tables of several alphas at once."""
+    return issubclass(cls, _CountNB) and cls._searches_alphas_at_once
+
+
 def scores_of_alphas(model, alphas, X, rows, y_index, sample_weight, scoring):
     """The score of ``model`` (fitted on the training rows) with each alpha on the test rows ``rows`` of X (as
     the model's ``_check_X`` returns it; their classes' indices ``y_index``), weighted by their
     ``sample_weight`` (None: unweighted).
 
-    Each alpha rebuilds the model's tables from its statistics.  The count models scored by one dense linear
-    table are scored together, in place: their tables side by side, one pass of the fused kernel over the test
-    rows per block of alphas (:func:`_block_size`); the others (CategoricalNB, compact tables, missing values)
-    by their own scoring of a copy of the test rows, once per alpha.  Either way each row's joint
-    log-likelihood is the one ``predict`` and ``predict_proba`` compute, and an alpha's rows are reduced to its
-    score as soon as they are scored.
+    Each alpha's tables are built from the same statistics.  A compact model that gives the tables of several
+    alphas at once (``_search_terms``) scores all of them in one pass over the test rows, in place
+    (:func:`_compact_scores`).  The count models scored by one dense linear table are scored together, in
+    place: their tables side by side, one pass of the fused kernel over the test rows per block of alphas
+    (:func:`_block_size`); the others (CategoricalNB, other compact tables, missing values) by their own
+    scoring of a copy of the test rows, once per alpha.  Either way each row's joint log-likelihood is the one
+    ``predict`` and ``predict_proba`` compute, and an alpha's rows are reduced to its score as soon as they
+    are scored.
     """
     mode = Output.ARGMAX if scoring == "accuracy" else Output.PROBA
     sign = 1.0 if scoring == "accuracy" else -1.0
+
+    def score(per_row):  # the weighted mean of an alpha's per-row scores, over the whole test set at once
+        return sign * float(np.average(per_row, weights=sample_weight))
+
+    compact_scores = _compact_scores(model, alphas, X, rows, y_index, mode, score)
+    if compact_scores is not None:
+        return compact_scores
     scores = [None] * len(alphas)
 
-    def reduce(a, values):  # the weighted mean of an alpha's per-row scores, over the whole test set at once
-        scores[a] = sign * float(np.average(_per_row(values, mode, y_index), weights=sample_weight))
+    def reduce(a, values):
+        scores[a] = score(_per_row(values, mode, y_index))
 
     def score_side_by_side(block):
         binarize, threshold = model._kernel_threshold()
@@ -68,6 +82,38 @@ def scores_of_alphas(model, alphas, X, rows, y_index, sample_weight, scoring):
             block = score_side_by_side(block)
     if block:
         score_side_by_side(block)
+    return scores
+
+
+def _compact_scores(model, alphas, X, rows, y_index, mode, score):
+    """``score`` of each alpha's per-row scores, from the compact tables of the alphas side by side (a block
+    of them at a time, within _STACK_BYTES), each block in one pass over the rows; None when ``model`` does
+    not give such tables for these alphas (see ``_searches_alphas_at_once``)."""
+    if not (searches_alphas_at_once(type(model)) and model._is_compact()):
+        return None
+    smoothing = []  # each alpha as the model applies it
+    for alpha in alphas:
+        model.set_params(alpha=float(alpha))
+        if not model._has_compact_table():
+            return None
+        smoothing.append(model._check_alpha(model.n_features_in_))
+    counts = model._counts()
+    n_classes = len(model.classes_)
+    if mode == Output.ARGMAX:
+        take = np.empty(0, dtype=np.intp)
+    else:  # the class whose posterior a row's log loss reads: with two classes the scorer passes the second's
+        take = np.ones_like(y_index) if n_classes == 2 else y_index
+    # a block's tables and their temporaries (a few arrays of a value per entry or feature and alpha)
+    per_block = max(1, _STACK_BYTES // (32 * (counts.nnz + counts.n_features)))
+    scores = []
+    for start in range(0, len(smoothing), per_block):
+        terms = model._search_terms(LogTable(smoothing[start:start + per_block]))
+        if terms is None:
+            return None
+        values = score_side_by_side(X, rows, counts, *terms, mode, take)
+        for column in values.T:
+            scores.append(score(column == y_index if mode == Output.ARGMAX else
+                                _log_losses(column, y_index, n_classes == 2)))
     return scores
 
 
@@ -123,10 +169,13 @@ def _per_row(scores, mode, y_index):
     is the true one (accuracy), or the log loss of the true class's clipped posterior (neg_log_loss)."""
     if mode == Output.ARGMAX:
         return scores == y_index
-    if scores.shape[1] == 2:  # the scorer passes P(second class); log_loss takes the first's as 1 minus it
-        positive = scores[:, 1]
-        true = np.where(y_index == 1, positive, 1 - positive)
-    else:
-        true = scores[np.arange(scores.shape[0]), y_index]
+    binary = scores.shape[1] == 2  # the scorer passes P(second class)
+    return _log_losses(scores[:, 1] if binary else scores[np.arange(scores.shape[0]), y_index], y_index, binary)
+
+
+def _log_losses(taken, y_index, binary):
+    """The log loss of each row's clipped posterior of its true class, from ``taken``: that posterior, or the
+    second class's when ``binary`` (log_loss then takes the first's as 1 minus it)."""
+    true = np.where(y_index == 1, taken, 1 - taken) if binary else taken
     eps = np.finfo(np.float64).eps
     return -np.log(np.clip(true, eps, 1 - eps))

@@ -23,6 +23,7 @@ from nbfast.naive_bayes._jobs import uses_n_jobs
 from nbfast.naive_bayes._params import Interval, StrOptions, declare
 from nbfast.naive_bayes._statistics import (
     CompactTable,
+    CompactTables,
     as_dense,
     feature_totals,
     is_compact_table,
@@ -85,6 +86,7 @@ class MultinomialNB(_CountNB):
     """
 
     _reads_rows = True  # counted and scored by the kernels alone
+    _searches_alphas_at_once = True
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None, n_jobs=None):
         super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior, force_alpha=force_alpha,
@@ -100,6 +102,15 @@ class MultinomialNB(_CountNB):
         alpha = params["alpha"]
         smoothed_total = counts.class_totals() + np.sum(np.broadcast_to(alpha, counts.n_features))
         return smoothed_table(counts, alpha, np.log(smoothed_total)), 0.0
+
+    def _search_terms(self, logs):
+        # _compact_terms of every alpha of ``logs`` (a LogTable) at once, as those compute them
+        counts = self._counts()
+        alpha_sums = np.array([np.sum(np.broadcast_to(alpha, counts.n_features)) for alpha in logs.alphas])
+        log_denominator = np.log(counts.class_totals()[:, None] + alpha_sums)
+        deviation, codes = logs.over_alpha(counts.values)  # log(N_ci + alpha) - log(alpha), by count if whole
+        tables = CompactTables(deviation, logs.log_alphas - log_denominator, codes=codes)
+        return tables, self._added_log_prior()
 
     def _log_parameter_prior(self):
         # theta_c ~ Dirichlet(alpha + 1), whose mode is the smoothed estimate: sum_ci alpha_i log theta_ci
@@ -394,6 +405,7 @@ class ComplementNB(_CountNB):
     #: ``feature_all_`` as assigned; None: derived from the counts.
     _feature_all = None
     _reads_rows = True  # counted and scored by the kernels alone
+    _searches_alphas_at_once = True
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None, norm=False, n_jobs=None):
         super().__init__(alpha=alpha, fit_prior=fit_prior, class_prior=class_prior, force_alpha=force_alpha,
@@ -429,6 +441,26 @@ class ComplementNB(_CountNB):
             return self._dense_terms(self._log_prob_table)
         return CompactTable(counts.indptr, counts.classes, -deviation / norm[counts.classes], -log_total / norm,
                             1.0 / norm, log_all), 0.0
+
+    def _search_terms(self, logs):
+        # _compact_terms of every alpha of ``logs`` (a LogTable) at once, but for log(F_i + alpha_i - N_ci),
+        # taken as log((F_i - N_ci) + alpha_i): a value of the table of logs for whole counts
+        counts = self._counts()
+        totals = counts.feature_totals()
+        log_all = logs(totals)  # log F~_i, (n_features, n_alphas)
+        entry_totals = totals[counts.features()]
+        deviation = logs(entry_totals, entry_totals - counts.values)  # log F~_i - log((F_i - N_ci) + alpha_i)
+        smoothed_sums = np.array([np.sum(totals + alpha) for alpha in logs.alphas])  # sum_i F~_i
+        log_total = np.log(smoothed_sums - counts.class_totals()[:, None])
+        if not self._params_for_tables()["norm"]:
+            return CompactTables(deviation, log_total, base=-log_all), self._added_log_prior()
+        by_class = np.stack([counts.sum_by_class(deviation[:, a]) for a in range(deviation.shape[1])], axis=1)
+        norm = np.array([np.sum(log_all[:, a]) for a in range(log_all.shape[1])]) - by_class \
+            - counts.n_features * log_total
+        if np.any(norm == 0):  # degenerate: the model scores it densely (see _compact_terms)
+            return None
+        tables = CompactTables(-deviation / norm[counts.classes], -log_total / norm, 1.0 / norm, log_all)
+        return tables, self._added_log_prior()
 
     @property
     def feature_all_(self):
