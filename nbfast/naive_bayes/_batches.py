@@ -2,7 +2,6 @@
 
 from nbfast._kernels.threads import n_jobs_limit
 from nbfast._validation import check_labels, check_y
-from nbfast.naive_bayes import _statistics
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
 from nbfast.naive_bayes._params import check_parameters
 
@@ -55,6 +54,4 @@ class BatchFit:
         """The estimator fitted on every batch added; no batch is a ValueError."""
         if self._stats is None:
             raise ValueError("no batches to fit on")
-        _statistics.check_statistics(self._stats)
-        self._estimator._commit(self._stats, self._classes, self._n_features, None)
-        return self._estimator
+        return self._estimator._fit_statistics(self._stats, self._classes, self._n_features)
