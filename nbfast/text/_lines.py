@@ -78,13 +78,7 @@ class TextLines(InPlaceDocuments):
         sigma = np.empty(n, np.uint8)
         keep_alive = [self.text]
         if _lines.line_views(self.text, self.start, self.stop, bool(lowercase), *arrays, sigma):
-            index = np.flatnonzero(sigma)
-            lowered = [self[i].lower() for i in index.tolist()]
-            parts = [np.empty(index.shape[0], array.dtype) for array in arrays]
-            _tokens.document_views(lowered, False, *parts)
-            for array, part in zip(arrays, parts):
-                array[index] = part
-            keep_alive.extend(lowered)
+            keep_alive = _described_lowered(self, arrays, sigma, keep_alive)
         return arrays, keep_alive
 
 
@@ -145,14 +139,20 @@ def utf8_views(documents, buffer, start, stop, lowercase, keep_alive):
     arrays = (data, np.full(n, _tokens.KIND_UTF8, np.uint8), stop - start, np.full(n, bool(lowercase), np.uint8))
     sigma = np.empty(n, np.uint8)
     if lowercase and _lines.utf8_holding_sigma(buffer, start, stop, sigma):
-        index = np.flatnonzero(sigma)
-        lowered = [documents[i].lower() for i in index.tolist()]
-        parts = [np.empty(index.shape[0], array.dtype) for array in arrays]
-        _tokens.document_views(lowered, False, *parts)
-        for array, part in zip(arrays, parts):
-            array[index] = part
-        keep_alive = [*keep_alive, *lowered]
+        keep_alive = _described_lowered(documents, arrays, sigma, keep_alive)
     return arrays, keep_alive
+
+
+def _described_lowered(documents, arrays, sigma, keep_alive):
+    """Describe again, in ``arrays``, each document with ``sigma[i]`` set as its ``str.lower`` (a capital sigma's
+    lowercase depends on its neighbours); return ``keep_alive`` with those str."""
+    index = np.flatnonzero(sigma)
+    lowered = [documents[i].lower() for i in index.tolist()]
+    parts = [np.empty(index.shape[0], array.dtype) for array in arrays]
+    _tokens.document_views(lowered, False, *parts)
+    for array, part in zip(arrays, parts):
+        array[index] = part
+    return [*keep_alive, *lowered]
 
 
 class DocumentBlocks(Iterable):
