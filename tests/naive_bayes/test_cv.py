@@ -377,7 +377,6 @@ def test_alphas_scored_in_blocks_give_the_same_scores_bit_for_bit(name, scoring,
     assert scores == SCORES_BEFORE_BLOCKS[name, scoring]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("scoring", SCORINGS)
 def test_memory_does_not_grow_with_alphas_times_rows(scoring):
     """2,000 alphas on 5,000 rows (2 folds): the test rows' scores of every alpha at once took 50 MiB (accuracy)
