@@ -51,7 +51,6 @@ def test_posteriors_are_the_softmax_of_the_scaled_jll_and_labels_never_change(na
     np.testing.assert_array_equal(calibrated.predict_joint_log_proba(X), jll)
 
 
-@pytest.mark.slow
 def test_the_fitted_temperature_is_the_minimum_of_the_log_loss_over_a_fine_grid():
     X, y = overconfident_corpus(4000)
     model = nbfast.MultinomialNB().fit(X[:2000], y[:2000])

@@ -41,7 +41,6 @@ def test_the_pages_have_examples_and_skip_only_marked_ones():
     assert sum(NOT_RUN in example for example in examples) == 2  # Dask and Spark: they need a cluster
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(("path", "index"), EXAMPLES, ids=[f"{p.relative_to(ROOT)}-{i}" for p, i in EXAMPLES])
 def test_example_runs_from_the_clone_root(path, index):
     pytest.importorskip("sklearn")

@@ -237,7 +237,6 @@ def test_bad_calls():
         EvaluationCounts(model).result()
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("n_classes", [2, 5, 24])
 def test_plot_is_drawn_and_not_empty(tmp_path, n_classes):
     pytest.importorskip("matplotlib")

@@ -252,7 +252,6 @@ def test_busy_runs_a_cpu_bound_process_only_for_the_measurement(capsys):
     assert json.loads(capsys.readouterr().out)["machine"]["busy"] is True
 
 
-@pytest.mark.slow
 def test_bench_cli_times_whole_processes_and_compares_labels(capsys):
     pytest.importorskip("sklearn")
     pytest.importorskip("pandas")

@@ -233,7 +233,6 @@ def test_inputs_the_model_cannot_read_are_one_error_line(tmp_path, capsys, corpu
     assert_one_line_error(status, err, "no samples in")
 
 
-@pytest.mark.slow
 def test_plot_is_drawn_and_not_empty(tmp_path, capsys, corpus):
     image = pytest.importorskip("matplotlib.image")
     X, y = corpus

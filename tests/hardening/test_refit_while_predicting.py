@@ -71,7 +71,6 @@ def _switched_at_read(fitted, read, step):
     return model, reads
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
 @pytest.mark.parametrize("before, after", [(SMALL, LARGE), (LARGE, SMALL)], ids=["grows", "shrinks"])
 @pytest.mark.parametrize("method", ["predict", "predict_proba"])

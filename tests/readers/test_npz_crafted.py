@@ -116,7 +116,6 @@ def _deflated_zeros(archive, name, header_text, n_bytes):
             member.write(zeros)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("case", ["decreasing indptr", "huge shape"])
 def test_small_crafted_archives_stay_within_memory(tmp_path, case):
     """A few MB of archive never makes the reader allocate far beyond one chunk (here 1 row)."""
