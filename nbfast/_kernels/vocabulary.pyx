@@ -492,6 +492,40 @@ cdef class VocabularyBuilder(RowCounter):
         free(terms)
         return -2 if self.table.n_terms > MAX_TERMS else 0
 
+    def merge(self, VocabularyBuilder later):
+        """Add the terms of ``later`` (the counts of the documents that follow this builder's in the corpus)
+        with their frequencies.  Its new terms get the next indices in its own order of first occurrence, so
+        the parts of a corpus counted apart (on several threads) and merged in corpus order give the
+        vocabulary, indices and frequencies of one builder counting it all.  Rows are not merged: neither
+        builder may keep them."""
+        if self.keep_rows or later.keep_rows:
+            raise ValueError("VocabularyBuilder.merge: builders that keep their rows cannot be merged")
+        if (self.table.slots == NULL or self.table.hashes == NULL or later.table.slots == NULL
+                or later.table.hashes == NULL):
+            raise ValueError("VocabularyBuilder: counting is over (frozen, or statistics dropped)")
+        cdef int status
+        with nogil:
+            status = self.add_terms(&later.table)
+        if status == -2:
+            raise ValueError(f"nbfast.text: more than {MAX_TERMS} distinct terms")
+        if status != 0:
+            raise MemoryError("nbfast.text: out of memory while merging vocabularies")
+        self.n_documents += later.n_documents
+
+    cdef int add_terms(self, const StrTable *later) noexcept nogil:
+        """The terms of ``later`` added in its order, their frequencies summed; 0, -1 out of memory, -2 too
+        many terms."""
+        cdef int64_t k, index
+        cdef TermKey key
+        for k in range(later.n_terms):
+            key = stored_key(later, k)
+            index = table_get_or_add(&self.table, &key)
+            if index < 0:
+                return -1
+            self.table.a[index] += later.a[k]
+            self.table.b[index] += later.b[k]
+        return -2 if self.table.n_terms > MAX_TERMS else 0
+
     cdef void add_statistics(self, const uint64_t[::1] rows) noexcept nogil:
         """Document and term frequencies of the rows' terms."""
         cdef Py_ssize_t j

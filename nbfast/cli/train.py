@@ -14,7 +14,6 @@ the second pass and is fitted on all of them at its end: its memory grows with
 the input.
 """
 
-import itertools
 import os
 import stat
 import sys
@@ -49,7 +48,7 @@ from nbfast.persist import save
 from nbfast.readers import STDIN
 from nbfast.text import VECTORIZERS as TEXT_VECTORIZERS
 from nbfast.text import CountVectorizer, HashingVectorizer
-from nbfast.text._lines import DocumentBlocks
+from nbfast.text._counted_parts import CountedParts
 
 #: --model name (the class name without "NB", lowercased) -> estimator class, for every registered estimator
 #: that can be made from command-line options (not the composite MixedNB, which is built from parts).
@@ -202,32 +201,33 @@ def scan(args, vectorizer):
     progress = Progress("scanning", args.input)
     label_counts, first_rows, max_index = [], [], -1
     largest, categories = None, _categorical(args)  # the largest value and where it is, for CategoricalNB
+    # a vocabulary is counted block by block in the threads that read them, and the counts merged in order
+    parts = CountedParts(vectorizer) if isinstance(vectorizer, CountVectorizer) else None
 
-    def blocks():
-        nonlocal max_index, largest
-        for block in read_blocks(args, progress):
-            label_counts.append(np.unique(labels_of(block, "train on"), return_counts=True))
-            if not first_rows or first_rows[-1][0] != block.path:
-                first_rows.append((block.path, block.row_numbers[0], block.y[0]))
-            max_index = max(max_index, block.max_index())
-            if categories and block.data.size:
-                data = block.data[~np.isnan(block.data)] if block.data.dtype.kind == "f" else block.data
-                if data.size and (largest is None or data.max() > largest[0]):
-                    row = np.searchsorted(block.indptr, np.argmax(block.data == data.max()), side="right") - 1
-                    largest = (data.max().item(), f"{block.path} {block.unit} {block.row_numbers[row]}")
-            yield block
+    def labels_and_terms(block):
+        """The distinct labels of a block with their counts, and its terms' counts: in the block's thread."""
+        return np.unique(labels_of(block, "train on"), return_counts=True), parts and parts.count(block.documents)
 
-    stream = blocks()
-    first = next(stream, None)
-    if first is not None and isinstance(vectorizer, CountVectorizer):
+    for block in read_blocks(args, progress, then=labels_and_terms):
+        labels, terms = block.output
+        label_counts.append(labels)
+        if parts is not None:
+            parts.add(terms)
+        if not first_rows or first_rows[-1][0] != block.path:
+            first_rows.append((block.path, block.row_numbers[0], block.y[0]))
+        max_index = max(max_index, block.max_index())
+        if categories and block.data.size:
+            data = block.data[~np.isnan(block.data)] if block.data.dtype.kind == "f" else block.data
+            if data.size and (largest is None or data.max() > largest[0]):
+                row = np.searchsorted(block.indptr, np.argmax(block.data == data.max()), side="right") - 1
+                largest = (data.max().item(), f"{block.path} {block.unit} {block.row_numbers[row]}")
+    if parts is not None and label_counts:
         try:
-            vectorizer.fit(DocumentBlocks(block.documents for block in itertools.chain([first], stream)))
+            vectorizer.fit(parts)
         except ValueError:
             _check_document_frequencies(args, progress.n_rows)
             raise
         max_index = len(vectorizer.vocabulary_) - 1
-    for _ in stream:
-        pass
     progress.close()
     if largest is not None and largest[0] > MAX_CATEGORY and args.max_categories is None:
         raise CommandError(f"{largest[1]}: the value {largest[0]:g} would make CategoricalNB a column for every "

@@ -28,6 +28,7 @@ from nbfast._kernels.threads import effective_n_threads
 from nbfast.text import _common
 from nbfast.text._analysis import AnalysisMixin
 from nbfast.text._common import DEFAULT_TOKEN_PATTERN, invalid_parameter
+from nbfast.text._counted_parts import CountedParts
 
 # The options scikit-learn's CountVectorizer takes, in its constructor's order.
 SKLEARN_PARAMS = (
@@ -459,6 +460,8 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
         raw_documents = _common.documents(raw_documents)
         _common.check_constraints(self)
         self._validate_params()
+        # the counts of parts counted for this vectorizer, as it is (so natively, without a given vocabulary)
+        counted = raw_documents.merged(self, want_matrix) if isinstance(raw_documents, CountedParts) else None
         self.__dict__.pop("_unbuilt_vocabulary", None)  # the last fit's
         if not self._is_native():
             counter = self._sklearn_counter()
@@ -479,17 +482,27 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
             return sp.as_csr(self._native_rows(raw_documents)), None
         self.__dict__.pop("vocabulary_", None)
         self.__dict__.pop("_terms", None)
-        return self._native_fit(raw_documents, want_matrix)
+        if counted is not None:
+            return self._vocabulary_of(counted, want_matrix)
+        builder = _vocabulary.VocabularyBuilder(want_matrix or self._ranks_by_matrix())
+        self._count_batches(builder, raw_documents, self._stop_terms())
+        return self._vocabulary_of(builder, want_matrix)
 
-    def _native_fit(self, raw_documents, want_matrix):
-        dtype = np.dtype(self.dtype)
-        needs_sums = self.max_features is not None and not _is_one_of(dtype, EXACT_SUM_DTYPES)
-        builder = _vocabulary.VocabularyBuilder(want_matrix or needs_sums)
-        stop = self._stop_terms()
+    def _ranks_by_matrix(self):
+        """Whether max_features ranks the terms by the column sums of the counts matrix (of an inexact dtype),
+        which the counting must then keep; otherwise by the exact term or document frequencies."""
+        return self.max_features is not None and not _is_one_of(np.dtype(self.dtype), EXACT_SUM_DTYPES)
+
+    def _count_batches(self, counter, raw_documents, stop):
+        """Count the documents into ``counter`` (a VocabularyBuilder or FixedCounter), ``batch_size`` at a time."""
         for chunk in _common.batches(raw_documents, self.batch_size):
             batch = _common.prepare_documents(chunk, self.lowercase, self.encoding, self.decode_error)
             min_n, max_n = batch.ngram_bounds(self.ngram_range)
-            builder.count(batch.views, min_n, max_n, stop, batch.feature_slots(self.ngram_range), batch.n_threads)
+            counter.count(batch.views, min_n, max_n, stop, batch.feature_slots(self.ngram_range), batch.n_threads)
+
+    def _vocabulary_of(self, builder, want_matrix):
+        """Fit the vocabulary of the counted documents (pruned by min_df, max_df and max_features); return what
+        :meth:`_fit` does."""
         if len(builder) == 0:
             raise ValueError("empty vocabulary; perhaps the documents only contain stop words")
         n_documents = builder.n_documents
@@ -598,11 +611,7 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
 
     def _native_rows(self, raw_documents):
         counter = _vocabulary.FixedCounter(self._vocabulary_terms())
-        stop = self._stop_terms()
-        for chunk in _common.batches(raw_documents, self.batch_size):
-            batch = _common.prepare_documents(chunk, self.lowercase, self.encoding, self.decode_error)
-            min_n, max_n = batch.ngram_bounds(self.ngram_range)
-            counter.count(batch.views, min_n, max_n, stop, batch.feature_slots(self.ngram_range), batch.n_threads)
+        self._count_batches(counter, raw_documents, self._stop_terms())
         unbuilt = self._unbuilt()
         return self._counted_rows(counter, None, len(self.vocabulary_) if unbuilt is None else len(unbuilt[0]))
 
