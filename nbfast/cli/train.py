@@ -259,13 +259,21 @@ def check_labels(args, classes, label_counts, first_rows, n_rows):
                   "line is a header, pass --header to skip it", file=sys.stderr)
 
 
-def labelled_blocks(args, progress, vectorizer, estimator, n_features, classes, *, as_rows=False):
+def labelled_blocks(args, progress, vectorizer, estimator, n_features, classes, *, as_rows=False, then=None):
     """(number of the first row, block, X, y) of each block of the input, rows numbered through all of it; X
-    the block's buffers as they are when ``as_rows`` and the estimator reads them (:func:`rows_input`)."""
-    start = 0
-    for block in read_blocks(args, progress, vectorizer=vectorizer):
+    the block's buffers as they are when ``as_rows`` and the estimator reads them (:func:`rows_input`).  X and
+    y are made in the thread that read the block, and ``then(X, y)``, when given, in place of (X, y)."""
+    def rows_and_labels(block):
         X = (rows_input if as_rows else model_input)(block, estimator, n_features)
-        yield start, block, X, labels_of(block, "train on").astype(classes.dtype, copy=False)
+        y = labels_of(block, "train on").astype(classes.dtype, copy=False)
+        if then is None:
+            return X, y
+        with blamed_on(block):
+            return then(X, y)
+
+    start = 0
+    for block in read_blocks(args, progress, vectorizer=vectorizer, then=rows_and_labels):
+        yield start, block, *block.output
         start += block.n_rows
 
 
@@ -348,8 +356,9 @@ def run(args):
     as_rows = n_folds == 1 and whole is None
     # statistics that add up are summed block by block, and the parameters derived once, at the end
     fitting = BatchFit(estimator, classes) if as_rows and BatchFit.fits(estimator) else None
+    # with BatchFit, a block's rows and labels are checked in its thread too (X, y: checked, label indices)
     for start, block, X, y in labelled_blocks(args, progress, vectorizer, estimator, n_features, classes,
-                                              as_rows=as_rows):
+                                              as_rows=as_rows, then=fitting and fitting.checked):
         with blamed_on(block):
             if whole is not None:
                 whole[0].append(X)
@@ -359,7 +368,7 @@ def run(args):
                 with warnings.catch_warnings():  # the labels were judged on the whole input by scan
                     warnings.filterwarnings("ignore", "The number of unique classes", UserWarning)
                     if fitting is not None:
-                        fitting.add(X, y)
+                        fitting.add_checked(X, y)
                         continue
                     for fold, model in enumerate(models):
                         in_fold = None if n_folds == 1 else np.arange(start, start + len(y)) % n_folds == fold

@@ -36,19 +36,28 @@ class BatchFit:
 
     def add(self, X, y):
         """Count the rows of X (labels y) in, with the estimator's ``n_jobs``."""
-        with n_jobs_limit(self._estimator.n_jobs):
-            self._add(X, y)
+        self.add_checked(*self.checked(X, y))
 
-    def _add(self, X, y):
+    def checked(self, X, y):
+        """(X, the indices of its labels y among the classes), validated for :meth:`add_checked`.  The
+        estimator is only read, so other threads may check the next batches while one adds."""
+        X = self._estimator._check_X(X, reset=True)  # X alone: the estimator is not fitted yet
+        return X, encode_labels(self._classes, check_y(y, X.shape[0]))
+
+    def add_checked(self, X, y_index):
+        """Count in the rows of a batch :meth:`checked` made, with the estimator's ``n_jobs``."""
+        with n_jobs_limit(self._estimator.n_jobs):
+            self._add(X, y_index)
+
+    def _add(self, X, y_index):
         estimator = self._estimator
-        X = estimator._check_X(X, reset=True)  # X alone: the estimator is not fitted yet
         if self._stats is None:
             self._n_features = X.shape[1]
             estimator._validate_params(self._n_features, len(self._classes))
             self._stats = estimator._init_stats(len(self._classes), self._n_features)
         elif X.shape[1] != self._n_features:
             raise ValueError(f"X has {X.shape[1]} features, but the earlier batches have {self._n_features}")
-        estimator._accumulate(self._stats, X, encode_labels(self._classes, check_y(y, X.shape[0])), None)
+        estimator._accumulate(self._stats, X, y_index, None)
 
     def finish(self):
         """The estimator fitted on every batch added; no batch is a ValueError."""

@@ -109,3 +109,29 @@ def test_add_counts_with_the_estimators_n_jobs(monkeypatch):
     fitting = BatchFit(model, classes)
     fitting.add(*parts[0])
     assert seen[0][0] == 1 and limit_state()[0] is None  # one thread while counting, no limit after
+
+
+@pytest.mark.parametrize("name", ADDITIVE)
+def test_batches_checked_on_other_threads_fit_the_same_model(name):
+    """As the command line trains: batches checked by a pool while this thread adds them in order."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    parts, classes = batches(name)
+    serial, threaded = BatchFit(nb_estimator(name), classes), BatchFit(nb_estimator(name), classes)
+    for X, y in parts:
+        serial.add(X, y)
+    with ThreadPoolExecutor(3) as pool:
+        for X, y_index in pool.map(lambda part: threaded.checked(*part), parts):
+            threaded.add_checked(X, y_index)
+    assert_same_model(threaded.finish(), serial.finish())
+
+
+def test_checking_a_batch_leaves_the_estimator_and_statistics_as_they_were():
+    parts, classes = batches("MultinomialNB")
+    estimator = nb_estimator("MultinomialNB")
+    fitting = BatchFit(estimator, classes)
+    before = dict(vars(estimator))
+    fitting.checked(*parts[0])
+    assert vars(estimator).keys() == before.keys()
+    with pytest.raises(ValueError, match="no batches"):
+        fitting.finish()
