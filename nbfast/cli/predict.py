@@ -1,6 +1,6 @@
 """``nbfast predict``: stream inputs through a model chunk by chunk, writing labels (and probabilities, or
 the K most probable classes) as CSV, or as .npy, Parquet or Arrow IPC by OUT's extension; columns of a
-columnar input may be copied to the output, row for row (``--id-field``), to join it back on them.
+columnar input may be copied to the output, row for row (``--id-field``, ``--keep``), to join it back on them.
 
 Raw text is vectorized with the settings stored in the model by ``nbfast train``.
 
@@ -27,7 +27,8 @@ from nbfast.cli._input import (
     rows_input,
 )
 from nbfast.cli._writers import ArrowWriter, CsvWriter, NpyWriter, ParquetWriter, Predictions, prediction_columns
-from nbfast.readers import COLUMNAR_FORMATS, input_format
+from nbfast.readers import COLUMNAR_FORMATS, STDIN, input_format
+from nbfast.readers.columnar import column_names
 
 #: OUT's extension -> its writer; CSV for any other (.csv, .txt, none, or - for standard output).
 WRITERS = {".npy": NpyWriter, ".parquet": ParquetWriter, ".arrow": ArrowWriter, ".feather": ArrowWriter,
@@ -48,6 +49,9 @@ def add_arguments(parser):
     parser.add_argument("--id-field", action="append", default=[], dest="id_fields", metavar="NAME",
                         help="columnar input (parquet, arrow, csv): copy the column NAME to the output, row for "
                              "row, before the label, to join the output back on it; repeat for more columns")
+    parser.add_argument("--keep", action="store_true",
+                        help="columnar input: copy every column of the input but the text to the output, as "
+                             "--id-field copies one (the columns of the first input, which the others must hold)")
     parser.add_argument("--csv-safe-labels", action="store_true",
                         help="CSV: write a text label that starts with =, +, -, @, a tab or a carriage return after "
                              "a single quote (') so that a spreadsheet shows it as text, never runs it as a formula")
@@ -64,18 +68,34 @@ def check_options(args):
     if args.top_k and args.proba:
         raise CommandError("--top-k writes the probabilities of the K most probable classes, --proba those of every "
                            "class: give one of them")
-    if args.id_fields:
+    copying = "--keep" if args.keep else "--id-field"
+    if args.keep and args.id_fields:
+        raise CommandError("--keep copies every column but the text, --id-field the columns it names: give one of "
+                           "them")
+    if args.id_fields or args.keep:
         if writer is NpyWriter:
-            raise CommandError("--id-field: a .npy output holds no input columns; write .csv, .parquet or .arrow")
+            raise CommandError(f"{copying}: a .npy output holds no input columns; write .csv, .parquet or .arrow")
         other = next((path for path in args.input if input_format(path, args.file_format) not in COLUMNAR_FORMATS),
                      None)
         if other is not None:
-            raise CommandError(f"--id-field applies only to columnar input ({', '.join(COLUMNAR_FORMATS)}): {other} "
+            raise CommandError(f"{copying} applies only to columnar input ({', '.join(COLUMNAR_FORMATS)}): {other} "
                                f"is read as {input_format(other, args.file_format)}")
         repeated = next((name for name in args.id_fields if args.id_fields.count(name) > 1), None)
         if repeated is not None:
             raise CommandError(f"--id-field {repeated} is given twice")
+    if args.keep:
+        args.id_fields = kept_columns(args)
     return writer
+
+
+def kept_columns(args):
+    """The columns --keep copies: those of the first input, but the text's (CommandError for standard input,
+    which can be read only once)."""
+    first = args.input[0]
+    if first == STDIN:
+        raise CommandError("--keep reads the columns of its input first, which standard input does not allow: "
+                           "name the columns to copy with --id-field")
+    return [name for name in column_names(first, input_format(first, args.file_format)) if name != args.text_field]
 
 
 def check_columns(args, classes):
@@ -85,6 +105,9 @@ def check_columns(args, classes):
         raise CommandError(f"--top-k {args.top_k}: the model has only {len(classes)} classes")
     taken = next((name for name in args.id_fields if name in prediction_columns(classes, args.proba, args.top_k)),
                  None)
+    if taken is not None and args.keep:
+        raise CommandError(f"--keep: the input's column {taken!r} has the name of an output column; name the columns "
+                           "to copy with --id-field")
     if taken is not None:
         raise CommandError(f"--id-field {taken}: the output has a column of that name already")
 

@@ -265,3 +265,24 @@ def _csv(path, columns, chunk_size, pa, csv):
 
 
 _OPENERS = {"parquet": _parquet, "arrow": _arrow, "csv": _csv}
+
+
+def column_names(path, file_format):
+    """The names of the columns of a columnar file (``file_format``: parquet, arrow or csv), read from its schema
+    or, for CSV, its header row; ValueError naming the file when it cannot be read."""
+    pa, _, reader = pyarrow_modules(file_format)
+    try:
+        if file_format == "parquet":
+            return reader.read_schema(path).names
+        if file_format == "arrow":
+            with pa.OSFile(str(path)) as f:
+                try:
+                    return reader.open_file(f).schema.names
+                except pa.ArrowInvalid:  # not the file format: a stream
+                    pass
+            with open_input(path) as f:
+                return reader.open_stream(f).schema.names
+        with open_input(path) as f:
+            return reader.open_csv(f).schema.names
+    except pa.ArrowException as exc:
+        raise ValueError(f"{path}: {exc}") from None

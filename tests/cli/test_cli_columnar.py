@@ -174,6 +174,20 @@ def test_id_columns_are_copied_row_for_row_and_join_back(table, model, tmp_path,
         assert out.column("rank").equals(table.column("rank"))
 
 
+@pytest.mark.parametrize("source", ["docs.parquet", "docs.arrow", "docs.csv"])
+def test_keep_copies_every_column_but_the_text(table, model, tmp_path, capsys, source):
+    data = write(table.drop_columns(["label"]), tmp_path / source)
+    named = predicted(model, data, tmp_path, capsys, "named.parquet", "--id-field", "doc_id", "--id-field", "rank")
+    kept = predicted(model, data, tmp_path, capsys, "kept.parquet", "--keep")
+    assert kept.column_names == ["doc_id", "rank", "label"]
+    assert kept.equals(named)
+
+
+def test_keep_needs_a_file_to_read_the_columns_of(model, tmp_path, capsys):
+    status, _, err = run_cli(capsys, "predict", model, "-", "--format", "arrow", "--keep", "-o", tmp_path / "o.csv")
+    assert_one_line_error(status, err, "--keep reads the columns of its input first", "--id-field")
+
+
 @pytest.mark.parametrize("output", ["out.parquet", "out.arrow", "out.feather", "out.ipc"])
 def test_arrow_outputs_have_typed_columns(table, model, tmp_path, capsys, output):
     data = write(table, tmp_path / "docs.arrow")
@@ -276,6 +290,11 @@ def test_top_k_in_npy_is_records(table, model, tmp_path, capsys):
     ("docs.parquet", "out.csv", ["--id-field", "label"], ["--id-field label: the output has a column of that name"]),
     ("docs.parquet", "out.csv", ["--id-field", "rank", "--id-field", "rank"], ["--id-field rank is given twice"]),
     ("docs.parquet", "out.parquet", ["--csv-safe-labels"], ["--csv-safe-labels applies only to CSV output"]),
+    ("docs.parquet", "out.csv", ["--keep", "--id-field", "rank"], ["--keep copies every column", "give one of them"]),
+    ("docs.tsv", "out.csv", ["--keep"], ["--keep applies only to columnar input", "docs.tsv is read as tsv"]),
+    ("docs.parquet", "out.npy", ["--keep"], ["--keep: a .npy output holds no input columns"]),
+    ("docs.parquet", "out.csv", ["--keep"], ["--keep: the input's column 'label' has the name of an output column",
+                                             "--id-field"]),
     ("docs.parquet", "docs.parquet", [], ["the output", "is also an input"]),
 ])  # fmt: skip
 def test_option_errors_are_one_line_before_any_output(table, model, tmp_path, capsys, source, output, argv, fragments):
