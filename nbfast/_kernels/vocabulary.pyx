@@ -512,6 +512,51 @@ cdef class VocabularyBuilder(RowCounter):
             raise MemoryError("nbfast.text: out of memory while merging vocabularies")
         self.n_documents += later.n_documents
 
+    def statistics(self):
+        """(terms, document frequencies, term frequencies): the terms counted so far as str, in index order
+        (their order of first occurrence), with their frequencies; :meth:`from_statistics` makes a builder of
+        them again (in another process, say)."""
+        if self.table.hashes == NULL:
+            raise ValueError("VocabularyBuilder: counting is over (frozen, or statistics dropped)")
+        cdef int64_t k
+        terms = [PyUnicode_DecodeUTF8(<char *> self.table.bytes + self.table.offsets[k], term_size(&self.table, k),
+                                      "surrogatepass") for k in range(self.table.n_terms)]
+        return terms, self.document_frequencies(), self.term_frequencies()
+
+    @staticmethod
+    def from_statistics(list terms, const int64_t[::1] document_frequencies, const int64_t[::1] term_frequencies,
+                        int64_t n_documents):
+        """A builder of ``n_documents`` documents holding ``terms`` (distinct str, in their order of first
+        occurrence) with these frequencies, as :meth:`statistics` gives them; it merges (and counts) on from
+        there.  ValueError for a term listed twice, lengths that differ or impossible frequencies."""
+        cdef Py_ssize_t k, n = len(terms), size
+        cdef const char *utf8
+        cdef bytes encoded
+        cdef TermKey key
+        cdef VocabularyBuilder builder = VocabularyBuilder(False)
+        if document_frequencies.shape[0] != n or term_frequencies.shape[0] != n:
+            raise ValueError(f"{n} terms, {document_frequencies.shape[0]} document frequencies and "
+                             f"{term_frequencies.shape[0]} term frequencies: one each")
+        df, tf = np.asarray(document_frequencies), np.asarray(term_frequencies)
+        if n_documents < 0 or n and (df.min() < 1 or df.max() > n_documents or np.any(tf < df)):
+            raise ValueError(f"impossible frequencies: each term in 1 to {n_documents} documents, at least as many "
+                             "times as documents")
+        for k in range(n):
+            try:
+                utf8 = PyUnicode_AsUTF8AndSize(terms[k], &size)  # kept by the str: no bytes made
+            except UnicodeEncodeError:
+                encoded = (<str> terms[k]).encode("utf-8", "surrogatepass")
+                utf8, size = encoded, len(encoded)
+            key = term_key(<const uint8_t *> utf8, size)
+            if table_find(&builder.table, &key) >= 0:
+                raise ValueError(f"the term {terms[k]!r} is listed twice")
+            if table_add(&builder.table, &key) < 0:
+                raise MemoryError("nbfast.text: cannot allocate the vocabulary")
+            builder.table.a[k] = document_frequencies[k]
+            builder.table.b[k] = term_frequencies[k]
+        builder.n_documents = n_documents
+        return builder
+
     cdef int add_terms(self, const StrTable *later) noexcept nogil:
         """The terms of ``later`` added in its order, their frequencies summed; 0, -1 out of memory, -2 too
         many terms."""

@@ -1,5 +1,7 @@
 """A corpus counted in parts on several threads, for fitting a vocabulary exactly as on the whole corpus."""
 
+import numpy as np
+
 from nbfast._kernels import vocabulary as _vocabulary
 from nbfast.text import _common
 
@@ -7,11 +9,12 @@ from nbfast.text import _common
 class CountedParts:
     """The term statistics of a corpus whose parts (the blocks of a file, say) are counted apart, in any thread.
 
-    :meth:`count` counts one part on the calling thread, :meth:`add` takes the parts' counts in corpus order,
-    and ``vectorizer.fit(parts)`` then learns the vocabulary (and, for a TfidfVectorizer, the idf) that
-    fitting it on all the documents at once would: the same terms, indices and frequencies, whatever the
-    number of threads (the kernels' ``VocabularyBuilder.merge``).  Only the terms and their frequencies are
-    kept, never the documents or their rows.
+    :meth:`count` counts one part on the calling thread (a list of str, a block's documents or a column of
+    Arrow strings), :meth:`add` takes the parts' counts in corpus order, and ``vectorizer.fit(parts)`` then
+    learns the vocabulary (and, for a TfidfVectorizer, the idf) that fitting it on all the documents at once
+    would: the same terms, indices and frequencies, whatever the number of threads (the kernels'
+    ``VocabularyBuilder.merge``).  Only the terms and their frequencies are kept, never the documents or their
+    rows; :meth:`statistics` and :meth:`from_statistics` carry a part's counts to another process.
 
     Parameters
     ----------
@@ -36,8 +39,23 @@ class CountedParts:
         """The counts of one part of the corpus (a list of str, or a block's InPlaceDocuments), counted on the
         calling thread, to give to :meth:`add`."""
         counts = _vocabulary.VocabularyBuilder(False)
-        self._vectorizer._count_batches(counts, documents, self._stop)
+        self._vectorizer._count_batches(counts, _common.documents(documents), self._stop)
         return counts
+
+    @staticmethod
+    def statistics(counts):
+        """(terms, document frequencies, term frequencies, number of documents) of a part's counts: what
+        another process needs to make them again (:meth:`from_statistics`), plain lists and arrays.  The terms
+        come in their order of first occurrence; parts of a corpus counted apart may also be added up as these
+        (frequencies summed term by term, each term placed where it first occurs)."""
+        return *counts.statistics(), counts.n_documents
+
+    @staticmethod
+    def from_statistics(terms, document_frequencies, term_frequencies, n_documents):
+        """The counts of :meth:`statistics`' values (of one part, or of several added up), for :meth:`add`."""
+        return _vocabulary.VocabularyBuilder.from_statistics(
+            list(terms), np.ascontiguousarray(document_frequencies, dtype=np.int64),
+            np.ascontiguousarray(term_frequencies, dtype=np.int64), int(n_documents))
 
     def add(self, counts):
         """Add the counts of the next part of the corpus (what :meth:`count` returned); in corpus order."""

@@ -100,3 +100,38 @@ def test_counts_are_for_their_own_vectorizer_once():
 def test_builders_that_keep_rows_are_not_merged():
     with pytest.raises(ValueError, match="keep their rows"):
         VocabularyBuilder(False).merge(VocabularyBuilder(True))
+
+
+def test_statistics_carry_a_part_to_another_process_and_back():
+    documents = _documents(800, seed=2)
+    expected = TfidfVectorizer(ngram_range=(1, 2), min_df=2).fit(documents)
+    vectorizer = TfidfVectorizer(ngram_range=(1, 2), min_df=2)
+    parts = CountedParts(vectorizer)
+    for part in _cut(documents, 3, seed=4):
+        terms, df, tf, n_documents = CountedParts.statistics(parts.count(part))
+        assert len(terms) == len(set(terms)) and n_documents == len(part)
+        parts.add(CountedParts.from_statistics(terms, df, tf, n_documents))
+    assert list(vectorizer.fit(parts).vocabulary_.items()) == list(expected.vocabulary_.items())
+    np.testing.assert_array_equal(vectorizer.idf_, expected.idf_)
+
+
+def test_a_column_of_arrow_strings_is_counted_in_place():
+    pa = pytest.importorskip("pyarrow")
+    documents = _documents(500, seed=5)
+    parts = CountedParts(CountVectorizer())
+    in_place = CountedParts.statistics(parts.count(pa.array(documents)))
+    expected = CountedParts.statistics(parts.count(documents))
+    assert in_place[0] == expected[0] and in_place[3] == expected[3]
+    np.testing.assert_array_equal(in_place[1], expected[1])
+    np.testing.assert_array_equal(in_place[2], expected[2])
+
+
+@pytest.mark.parametrize("statistics, message", [
+    ((["aa", "aa"], [1, 1], [1, 1], 2), "listed twice"),
+    ((["aa"], [1, 1], [1], 2), "1 terms, 2 document frequencies"),
+    ((["aa"], [3], [3], 2), "impossible frequencies"),
+    ((["aa"], [2], [1], 2), "impossible frequencies"),
+])  # fmt: skip
+def test_statistics_that_cannot_be_counts_are_refused(statistics, message):
+    with pytest.raises(ValueError, match=message):
+        CountedParts.from_statistics(*statistics)
