@@ -4,6 +4,7 @@ import io
 
 import numpy as np
 import pytest
+from support.helpers import data_for
 
 import nbfast
 from nbfast._validation import rebuild
@@ -12,7 +13,6 @@ from nbfast.naive_bayes._base import _BaseNB, _LinearNB, _StatisticsNB
 from nbfast.naive_bayes._count import _BaseDiscreteNB, _CountNB
 from nbfast.naive_bayes._stored import SavedForm
 from nbfast.naive_bayes._wrapper import _WrapperNB
-from tests.support.helpers import data_for
 
 #: The classes a new estimator derives from (docs/architecture.md, "Add an estimator").
 BASES = (_BaseNB, _StatisticsNB, _LinearNB, _BaseDiscreteNB, _CountNB, _WrapperNB)
