@@ -24,8 +24,8 @@ hook out cannot be instantiated):
 What an estimator can do is declared by class attributes, never discovered: ``_linear`` (scored through
 ``_linear_terms``), ``_keeps_observed_count`` (the optional ``observed_count_`` statistic), ``_takes_missing``,
 ``_non_negative``, ``_composite``, the attribute lists ``_stat_names``, ``_fitted_attributes``,
-``_compact_attributes`` and ``_float64_attributes``.  Which representation the statistics and tables have (dense or compact) is known to
-:mod:`nbfast.naive_bayes._statistics` only.
+``_compact_attributes`` and ``_float64_attributes``.  Which representation the statistics and tables have (dense
+or compact) is known to :mod:`nbfast.naive_bayes._statistics` only.
 
 Derived tables (what predictions read, derived from the statistics) belong to the model: ``_derived`` builds
 one on first use into the dict ``_derived_tables``, which ``_forget_derived`` replaces; neither pickles,
