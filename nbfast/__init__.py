@@ -6,20 +6,25 @@ decision layer, persistence and scale tools built on them.
 
 The package is layered, one layer a folder or module, and imports only go
 down (``tests/test_architecture.py`` checks it, function-level imports
-included, and that no import circle exists).  From the bottom up:
+included, and that no import circle exists).  The layers are listed once, in
+``nbfast/_layers.py``; from the bottom up:
 
-1. ``_version``, ``_compat`` (every optional dependency), ``_sparse`` (scipy.sparse
-   imported when first used, and the kernels' own CSR rows), ``_kernels`` (Cython);
+1. ``_version``, ``_layers``, ``_compat``, ``_sparse`` and ``_kernels``: the
+   version, the list of layers, every optional dependency, scipy.sparse
+   imported when first used (and the kernels' own CSR rows), the Cython kernels;
 2. ``_validation``: the one gate before the kernels;
-3. ``naive_bayes`` (the estimators, their contract in ``naive_bayes/_base.py``
-   and the registry ``naive_bayes.ESTIMATORS``), ``text`` (vectorizers),
-   ``datasets``;
-4. operations on fitted models: ``decision``, ``linear``, ``merge``,
-   ``interop``, ``_patch``, ``evaluation``, ``explanation``;
-5. ``persist`` (model files) and ``readers`` (chunked file readers);
+3. ``naive_bayes``, ``text`` and ``datasets``: the estimators (their contract
+   in ``naive_bayes/_base.py``, the registry ``naive_bayes.ESTIMATORS``), the
+   vectorizers, synthetic data;
+4. ``decision``, ``linear``, ``merge``, ``interop``, ``_patch``,
+   ``calibration``, ``evaluation`` and ``explanation``: operations on fitted
+   models;
+5. ``persist``, ``readers`` and ``_model_input``: model files, chunked file
+   readers, and a block of rows as a model's input;
 6. ``dask`` and ``spark``: front ends that run nbfast on a cluster;
-7. this module: the public names, each imported on first use;
-8. ``cli``: the ``nbfast`` command, its benchmark harness under ``cli/bench``.
+7. ``nbfast``: this module, the public names, each imported on first use;
+8. ``cli`` and ``__main__``: the ``nbfast`` command, its benchmark harness
+   under ``cli/bench``.
 """
 
 import importlib

@@ -586,18 +586,24 @@ def check_fitted_shapes(cls, fitted):
 def rebuild(cls, params, fitted, feature_names=None):
     """A new ``cls`` estimator with these parameters and (when not None) fitted attributes.
 
-    The fitted attributes are checked by :func:`check_fitted_shapes`, set in the
-    order of ``cls._fitted_attributes`` (or of ``cls._compact_attributes``, when
-    ``fitted`` holds those), and the result is checked by
-    :func:`check_fitted_state`; nothing is returned half-built.
+    ``fitted`` must hold one of the estimator's saved forms (``cls._saved_form``:
+    its ``_fitted_attributes``, or its ``_compact_attributes``); its attributes are
+    checked by :func:`check_fitted_shapes`, set in the form's order, and the
+    result is checked by :func:`check_fitted_state`; nothing is returned half-built.
+
+    Raises
+    ------
+    ValueError
+        If ``fitted`` is none of the saved forms, or names the first inconsistency found.
     """
     model = cls(**params)
     if fitted is not None:
+        form = cls._saved_form(fitted)
+        if form is None:
+            raise ValueError(f"{cls.__name__} needs the fitted attributes {list(cls._fitted_attributes)}, "
+                             f"got {sorted(fitted)}.")
         check_fitted_shapes(cls, fitted)
-        if "observed_count_" in fitted:  # before the attributes whose setters derive statistics from it
-            model.observed_count_ = fitted["observed_count_"]
-        compact = bool(cls._compact_attributes) and set(fitted) == set(cls._compact_attributes)
-        for name in cls._compact_attributes if compact else cls._fitted_attributes:
+        for name in form.attributes:
             setattr(model, name, fitted[name])
         if feature_names is not None:
             model.feature_names_in_ = feature_names

@@ -1,32 +1,23 @@
 """The package's layers, read from its source: imports only go down, and no import circle anywhere.
 
 Every ``import`` and ``from ... import`` of every module counts, function-level
-ones included.  The layer order is the one in DESIGN.md ("A layout that
-shows it") and in ``nbfast/__init__.py``'s docstring; a module in a layer may
-import from its own layer (without a circle) and from those below it.
+ones included.  The layer order is the one list in ``nbfast/_layers.py``: a
+module in a layer may import from its own layer (without a circle) and from
+those below it, and every module must be in a layer.  The lists written out for
+readers (``docs/architecture.md``, the package docstring) are checked against it.
 """
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
 import nbfast
+from nbfast._layers import LAYERS
 
 PACKAGE = Path(nbfast.__file__).parent
-
-#: From the bottom up: each entry is a layer, a tuple of module prefixes.
-LAYERS = (
-    ("nbfast._version", "nbfast._compat", "nbfast._sparse", "nbfast._kernels"),
-    ("nbfast._validation",),
-    ("nbfast.naive_bayes", "nbfast.text", "nbfast.datasets"),
-    ("nbfast.decision", "nbfast.linear", "nbfast.merge", "nbfast.interop", "nbfast._patch", "nbfast.calibration",
-     "nbfast.evaluation", "nbfast.explanation"),
-    ("nbfast.persist", "nbfast.readers"),
-    ("nbfast.dask", "nbfast.spark"),  # front ends, beside each other
-    ("nbfast",),
-    ("nbfast.cli", "nbfast.__main__"),  # `python -m nbfast` runs the command line: an entry point, at the top
-)
+DOCS = PACKAGE.parent / "docs"
 
 
 def module_name(path):
@@ -40,14 +31,11 @@ MODULES[KERNELS] = PACKAGE / "_kernels"  # compiled (.pyx), only cimports betwee
 
 
 def layer_of(module):
-    """The index of the layer whose longest prefix names ``module``."""
-    best = max(
-        (len(prefix), index)
-        for index, prefixes in enumerate(LAYERS)
-        for prefix in prefixes
-        if module == prefix or module.startswith(prefix + ".")
-    )
-    return best[1]
+    """The index of the layer that names ``module`` or the package holding it (``nbfast`` names only itself),
+    or None."""
+    best = max(((len(prefix), index) for index, prefixes in enumerate(LAYERS) for prefix in prefixes
+                if module == prefix or (prefix != "nbfast" and module.startswith(prefix + "."))), default=None)
+    return None if best is None else best[1]
 
 
 def resolve(module, level, importer):
@@ -86,8 +74,35 @@ GRAPH = {name: (set() if name == KERNELS else imports_of(name)) for name in MODU
 
 
 def test_every_module_has_a_layer():
-    assert all(layer_of(name) is not None for name in MODULES)
+    assert not [name for name in MODULES if layer_of(name) is None]
     assert {"nbfast.naive_bayes._base", "nbfast.persist", "nbfast.readers", "nbfast.cli"} <= set(MODULES)
+    listed = [prefix for prefixes in LAYERS for prefix in prefixes]
+    assert len(listed) == len(set(listed)) and set(listed) <= set(MODULES), "each layer names existing modules once"
+
+
+def test_a_new_top_level_module_needs_a_layer():
+    """A module no layer names is not taken into the package's layer (``nbfast``): it has none until listed."""
+    assert layer_of("nbfast.newly_added") is None and layer_of("nbfast.newly_added.part") is None
+    assert layer_of("nbfast.naive_bayes.newly_added") == layer_of("nbfast.naive_bayes")
+    assert layer_of("nbfast") is not None
+
+
+def listed_layers(text):
+    """The modules each numbered entry of a written-out layer list names before its first colon, as full names
+    (``_compat`` or ``nbfast._compat``: ``nbfast._compat``)."""
+    entries = re.split(r"^\d+\. ", text, flags=re.M)[1:]
+    heads = [entry.split(": ", 1)[0] for entry in entries]
+    return [tuple(name if name.startswith("nbfast") else f"nbfast.{name}" for name in re.findall(r"`+([^`]+)`+", head))
+            for head in heads]
+
+
+@pytest.mark.parametrize("where", ["docs/architecture.md", "the package docstring"])
+def test_written_out_layer_lists_match_the_one_list(where):
+    if where == "the package docstring":
+        text = nbfast.__doc__
+    else:
+        text = (DOCS / "architecture.md").read_text().split("## The layers\n", 1)[1].split("\n## ", 1)[0]
+    assert listed_layers(text) == [tuple(prefixes) for prefixes in LAYERS]
 
 
 @pytest.mark.parametrize("name", sorted(set(MODULES) - {KERNELS}))

@@ -110,14 +110,3 @@ def test_rows_with_a_column_stored_twice_are_scored_as_its_sum():
     dense = np.zeros((1, 20))
     dense[0, 3], dense[0, 5] = 3.0, 4.0
     np.testing.assert_array_equal(model.predict_proba(twice), model.predict_proba(dense))
-
-
-def test_rows_of_a_model_that_does_not_score_them_become_a_scipy_matrix():
-    from nbfast.cli._input import rows_input
-    from nbfast.readers import Block
-
-    X, y = make_documents(50, 10, 2, random_state=3)
-    X = sp.csr_array(X)
-    block = Block("f", X.data, X.indices, X.indptr, None, np.arange(1, 51), 0)
-    assert isinstance(rows_input(block, nbfast.MultinomialNB().fit(X, y), 10), _sparse.Rows)
-    assert sp.issparse(rows_input(block, nbfast.BernoulliNB().fit(X, y), 10))

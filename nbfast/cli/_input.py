@@ -283,23 +283,6 @@ class Blocks:
         self.close()
 
 
-def takes_sparse(model):
-    """Whether the model takes CSR input (a MixedNB with a scikit-learn part may not)."""
-    return model._takes_sparse()
-
-
-def model_input(block, model, n_features):
-    """The block as the model's input: CSR, or dense for a model whose tags refuse sparse input."""
-    X = block.to_csr(n_features)
-    return X if takes_sparse(model) else X.toarray()
-
-
-def rows_input(block, model, n_features):
-    """The block as input to the model's partial_fit and predictions: its CSR buffers as they are (no scipy
-    matrix) for a model that reads them so (``_reads_rows``), else :func:`model_input`."""
-    return block.rows(n_features) if model._reads_rows else model_input(block, model, n_features)
-
-
 def input_bytes(paths):
     """Total size of uncompressed inputs (None when one is compressed: the total is unknown)."""
     if any(str(p) == STDIN or str(p).endswith((".gz", ".bz2", ".npz")) for p in paths):

@@ -12,6 +12,7 @@ import json
 import sys
 
 from nbfast._compat import pyplot
+from nbfast._model_input import rows_input
 from nbfast.cli._errors import CommandError, in_cli_words
 from nbfast.cli._input import (
     Progress,
@@ -22,7 +23,6 @@ from nbfast.cli._input import (
     labels_of,
     load_model,
     read_blocks,
-    rows_input,
 )
 from nbfast.evaluation import EvaluationCounts
 

@@ -13,6 +13,7 @@ import sys
 
 import numpy as np
 
+from nbfast._model_input import model_input
 from nbfast.cli._errors import CommandError, positive_int
 from nbfast.cli._input import (
     Progress,
@@ -20,7 +21,6 @@ from nbfast.cli._input import (
     blamed_on,
     integral_labels,
     load_model,
-    model_input,
     read_blocks,
 )
 from nbfast.explanation import explain, top_features

@@ -16,6 +16,7 @@ import os
 
 import numpy as np
 
+from nbfast._model_input import rows_input
 from nbfast.cli._errors import CommandError, positive_int
 from nbfast.cli._input import (
     Progress,
@@ -24,7 +25,6 @@ from nbfast.cli._input import (
     open_model,
     output_file,
     read_blocks,
-    rows_input,
 )
 from nbfast.cli._writers import ArrowWriter, CsvWriter, NpyWriter, ParquetWriter, Predictions, prediction_columns
 from nbfast.readers import COLUMNAR_FORMATS, STDIN, input_format

@@ -23,6 +23,7 @@ import warnings
 import numpy as np
 
 from nbfast import _sparse as sp
+from nbfast._model_input import model_input, rows_input, takes_sparse
 from nbfast.cli._alpha_search import AUTO, alpha_grid, alpha_or_auto, fold_count, report_search, search_params
 from nbfast.cli._errors import CommandError, document_frequency, positive_int
 from nbfast.cli._input import (
@@ -33,11 +34,8 @@ from nbfast.cli._input import (
     check_output,
     integral_labels,
     labels_of,
-    model_input,
     read_blocks,
-    rows_input,
     svmlight_inputs,
-    takes_sparse,
     text_inputs,
 )
 from nbfast.naive_bayes import ALPHA_SEARCHES, ESTIMATORS

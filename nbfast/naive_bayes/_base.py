@@ -4,13 +4,14 @@ partial_fit protocol and predict family built on it.
 Three abstract classes, each adding a layer of the contract (``ABCMeta``: a subclass that leaves an abstract
 hook out cannot be instantiated):
 
-- :class:`_BaseNB`, every estimator: ``fit`` and ``_score`` (the fused kernel's output in a given mode for
-  validated X) are abstract; the predict family, the class prior (``_log_prior``, ``_set_log_prior``,
-  ``_uses_class_prior``: ``nbfast.with_prior``, ``MixedNB``), parameter checks (``_validate_params`` at fit
-  and on every rebuilt model, ``_validate_scoring_params`` before every prediction: ``set_params`` may change
-  them after fit), the fitted state (``_fitted_shapes``, ``_validate_fitted``, ``_saved_attributes``: model
-  files, interop, :func:`rebuild`), merging (``_merge``: ``nbfast.merge``, ``nbfast.dask``) and explanation
-  (``_feature_scores``: ``nbfast.top_features``) have defaults.
+- :class:`_BaseNB`, every estimator: ``fit``, ``_score`` (the fused kernel's output in a given mode for
+  validated X) and ``_check_stored_values`` (the values a model file may hold: each estimator states its own,
+  so none is left unchecked) are abstract; the predict family, the class prior (``_log_prior``,
+  ``_set_log_prior``, ``_uses_class_prior``: ``nbfast.with_prior``, ``MixedNB``), parameter checks
+  (``_validate_params`` at fit and on every rebuilt model, ``_validate_scoring_params`` before every prediction:
+  ``set_params`` may change them after fit), the fitted state (``_fitted_shapes``, ``_validate_fitted``,
+  ``_saved_attributes``, ``_saved_form``: model files, interop, :func:`rebuild`), merging (``_merge``:
+  ``nbfast.merge``, ``nbfast.dask``) and explanation (``_feature_scores``: ``nbfast.top_features``) have defaults.
 - :class:`_StatisticsNB`, estimators fitted from sufficient statistics that add up over rows: ``_init_stats``,
   ``_accumulate`` and ``_update_params`` are abstract; fit, partial_fit and merging (``_merge_stats``) are
   built on them, and soft labels (``_soft_label_accumulator``, ``_log_parameter_prior``:
@@ -22,9 +23,9 @@ hook out cannot be instantiated):
 
 What an estimator can do is declared by class attributes, never discovered: ``_linear`` (scored through
 ``_linear_terms``), ``_keeps_observed_count`` (the optional ``observed_count_`` statistic), ``_takes_missing``,
-``_non_negative``, ``_composite``, the attribute lists ``_stat_names``, ``_fitted_attributes`` and
-``_compact_attributes``.  Which representation the statistics and tables have (dense or compact) is known to
-:mod:`nbfast.naive_bayes._statistics` only.
+``_non_negative``, ``_composite``, the attribute lists ``_stat_names``, ``_fitted_attributes``,
+``_compact_attributes`` and ``_float64_attributes``.  Which representation the statistics and tables have (dense
+or compact) is known to :mod:`nbfast.naive_bayes._statistics` only.
 
 Derived tables (what predictions read, derived from the statistics) belong to the model: ``_derived`` builds
 one on first use into the dict ``_derived_tables``, which ``_forget_derived`` replaces; neither pickles,
@@ -58,10 +59,8 @@ from nbfast.naive_bayes._merging import check_mergeable
 from nbfast.naive_bayes._params import check_parameters, declare
 from nbfast.naive_bayes._sklearn import to_sklearn
 from nbfast.naive_bayes._statistics import check_scoring_table, dense_table, for_next_batch, score_table
+from nbfast.naive_bayes._stored import OBSERVED_COUNT, saved_form
 from nbfast.naive_bayes._terms import contrast, pair_terms, terms_matrix
-
-#: The optional statistic of models fitted with missing values (see ``_keeps_observed_count``).
-OBSERVED_COUNT = "observed_count_"
 
 
 class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
@@ -88,6 +87,9 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     #: The same for a model in compact form (see :meth:`_saved_attributes`), or empty when the
     #: estimator has none: its statistics without the dense scikit-learn attributes.
     _compact_attributes = ()
+    #: Fitted attributes read as float64 whatever numeric dtype a model file stores them in (a table of another
+    #: dtype would make the scores of that dtype, or fail to add to them).
+    _float64_attributes = ()
     #: Composite estimators are built from other estimators (MixedNB): the command line cannot make one.
     _composite = False
     #: Whether the model learns batch by batch (``partial_fit``); one that is not is fitted on all rows at once.
@@ -116,6 +118,11 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     def _score(self, X, mode):
         """``mode``'s output (an ``Output``) for X as ``_check_X`` returned it: joint log-likelihoods, posteriors,
         log-posteriors (n_samples, n_classes) or the index of the most probable class (n_samples,)."""
+
+    @abstractmethod
+    def _check_stored_values(self):
+        """Refuse (ValueError naming the attribute) stored values that no fit produces, on every model read from a
+        file and before one is saved: a file comes from a stranger.  A composite's parts check their own."""
 
     # -------------------------------------------------------------- parameters
     def _validate_params(self, n_features, n_classes):
@@ -162,6 +169,9 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         Called on every model rebuilt from attributes (:func:`rebuild`); the default checks nothing more
         (a composite's parts are checked as they are rebuilt).
         """
+
+    #: The saved form (:class:`~nbfast.naive_bayes._stored.SavedForm`) whose attributes are the given names, or None.
+    _saved_form = classmethod(saved_form)
 
     def _saved_attributes(self):
         """The attributes that fully determine this fitted model: ``_fitted_attributes``, or

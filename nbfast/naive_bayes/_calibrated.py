@@ -23,7 +23,7 @@ import numpy as np
 from nbfast import _sparse as sp
 from nbfast._compat import clone
 from nbfast._kernels.scoring import Output
-from nbfast._validation import check_y
+from nbfast._validation import check_number_in_range, check_y
 from nbfast.naive_bayes._capabilities import NotIncremental
 from nbfast.naive_bayes._jobs import N_JOBS, uses_n_jobs
 from nbfast.naive_bayes._labels import encode_labels
@@ -227,3 +227,8 @@ class CalibratedNB(_WrapperNB):
         jll = self.estimator_._score(X, Output.JOINT_LOG_LIKELIHOOD)
         jll /= self.temperature_
         return scores_from_joint_log_likelihood(jll, mode)
+
+    def _check_stored_values(self):
+        """Its number of folds and a temperature within the range a fit searches (``estimator_`` checks its own)."""
+        self._check_cv()
+        check_number_in_range(self.temperature_, "temperature_", 1 / _RANGE * (1 - 1e-9), _RANGE * (1 + 1e-9))

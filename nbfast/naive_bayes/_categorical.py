@@ -58,6 +58,7 @@ from nbfast.naive_bayes._statistics import (
     select_rows,
     table_arrays,
 )
+from nbfast.naive_bayes._stored import check_count_model_values
 from nbfast.naive_bayes._terms import contrast, pair_terms, scores_from_joint_log_likelihood, terms_matrix
 
 # Category codes must fit an int64 exactly once converted from float.
@@ -681,3 +682,7 @@ class CategoricalNB(_BaseDiscreteNB):
         tags = super().__sklearn_tags__()
         tags.input_tags.categorical = True
         return tags
+
+    def _check_stored_values(self):
+        """Its class prior, log-probabilities and scoring table."""
+        check_count_model_values(self, log_probabilities=True)

@@ -127,6 +127,7 @@ def alpha_weighted_sum(alpha, log_table):
 class _BaseDiscreteNB(_StatisticsNB, _LinearNB):
     """Discrete Naive Bayes: additive smoothing ``alpha`` and class priors."""
 
+    _float64_attributes = ("class_log_prior_",)
     _non_negative = True
     _parameter_constraints = declare({"alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
                               "fit_prior": ["boolean"], "class_prior": ["array-like", None], "force_alpha": ["boolean"],

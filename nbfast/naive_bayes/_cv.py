@@ -335,6 +335,9 @@ class _CountNBCV(_WrapperNB):
         tags.input_tags = self._base_estimator().__sklearn_tags__().input_tags  # the inputs the base model takes
         return tags
 
+    def _check_stored_values(self):
+        """Nothing beyond ``_validate_fitted``: ``estimator_``, the refitted model, checks its own values."""
+
 
 #: The parameters, attributes and notes every CV estimator shares, filled into their docstrings.
 _SHARED_DOC = {

@@ -30,6 +30,7 @@ from nbfast.naive_bayes._statistics import (
     select_rows,
     smoothed_table,
 )
+from nbfast.naive_bayes._stored import check_count_model_values
 from nbfast.naive_bayes._terms import (
     missing_as_columns,
     pair_terms,
@@ -115,6 +116,10 @@ class MultinomialNB(_CountNB):
     def _log_parameter_prior(self):
         # theta_c ~ Dirichlet(alpha + 1), whose mode is the smoothed estimate: sum_ci alpha_i log theta_ci
         return alpha_weighted_sum(self._check_alpha(self.n_features_in_), self._log_prob_table)
+
+    def _check_stored_values(self):
+        """Its class prior, log-probabilities and scoring table."""
+        check_count_model_values(self, log_probabilities=True)
 
 
 class BernoulliNB(_CountNB):
@@ -338,6 +343,10 @@ class BernoulliNB(_CountNB):
         jll[(X + missing) @ certain.astype(np.float64) < certain.sum(axis=0)] = -np.inf
         return scores_from_joint_log_likelihood(jll, mode)
 
+    def _check_stored_values(self):
+        """Its class prior, log-probabilities and scoring table."""
+        check_count_model_values(self, log_probabilities=True)
+
 
 class ComplementNB(_CountNB):
     """The Complement Naive Bayes classifier of Rennie et al. (2003).
@@ -485,6 +494,10 @@ class ComplementNB(_CountNB):
         # The class prior enters only in the single-class edge case, as in scikit-learn.
         return len(self.classes_) == 1
 
+    def _check_stored_values(self):
+        """Its class prior and scoring table (``feature_log_prob_`` holds weights of either sign)."""
+        check_count_model_values(self)
+
 
 class PoissonNB(_CountNB):
     """Naive Bayes classifier for Poisson-distributed counts with a Gamma prior on the rates.
@@ -603,3 +616,7 @@ class PoissonNB(_CountNB):
         log_factorials = sp.csr_array((gammaln(X.data.astype(np.float64) + 1.0), X.indices, X.indptr), shape=X.shape)
         jll -= log_factorials.sum(axis=1)[:, None]
         return jll
+
+    def _check_stored_values(self):
+        """Its class prior and scoring table (``feature_log_prob_`` holds log-rates)."""
+        check_count_model_values(self)

@@ -50,6 +50,7 @@ from nbfast.naive_bayes._discrete import ComplementNB, MultinomialNB
 from nbfast.naive_bayes._jobs import N_JOBS, uses_n_jobs
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
 from nbfast.naive_bayes._params import Interval, StrOptions, check_parameters, declare
+from nbfast.naive_bayes._stored import check_scoring_terms
 
 #: The Naive Bayes model each value of the ``nb`` parameter starts from.
 NB_MODELS = {"multinomial": MultinomialNB, "complement": ComplementNB}
@@ -412,3 +413,7 @@ class DiscriminativeNB(_LinearNB):
         """Not applicable: scikit-learn has no such Naive Bayes model (its linear form is :meth:`to_linear`)."""
         raise TypeError("DiscriminativeNB has no scikit-learn Naive Bayes equivalent; export its weights with "
                         "to_linear() (a LogisticRegression's coef_ and intercept_).")
+
+    def _check_stored_values(self):
+        """Its scoring table and bias (``coef_`` and ``intercept_``)."""
+        check_scoring_terms(self)

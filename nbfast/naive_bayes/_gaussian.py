@@ -18,7 +18,16 @@ from nbfast import _sparse as sp
 from nbfast._kernels import gaussian as _kernels
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
-from nbfast._validation import MISSING, check_class_prior, check_counts, check_is_fitted, check_missing, check_X
+from nbfast._validation import (
+    MISSING,
+    check_class_prior,
+    check_counts,
+    check_is_fitted,
+    check_means,
+    check_missing,
+    check_variances,
+    check_X,
+)
 from nbfast.naive_bayes._base import _StatisticsNB, encode_labels, unique_classes
 from nbfast.naive_bayes._count import group_rows_by_class
 from nbfast.naive_bayes._jobs import N_JOBS, RUNTIME_PARAMS
@@ -548,6 +557,12 @@ class GaussianNB(_StatisticsNB):
         stats["epsilon_"] = merged.var_smoothing * float(stats["_seen_var"].max())
         merged._commit(stats, classes, first.n_features_in_, getattr(first, "feature_names_in_", None))
         return merged
+
+    def _check_stored_values(self):
+        """Its class prior, and means and variances whose squares and logs are finite."""
+        check_class_prior(self.class_prior_, len(self.classes_), "class_prior_")
+        check_means(self.theta_, "theta_")
+        check_variances(self.var_, "var_")
 
 
 def _same_params(a, b):

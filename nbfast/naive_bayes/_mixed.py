@@ -27,6 +27,7 @@ from nbfast._validation import (
     check_labels,
     check_log_prior,
     check_missing,
+    check_normalized_log_prior,
     check_sample_weight,
     check_X,
     check_y,
@@ -208,6 +209,7 @@ class MixedNB(_BaseComposition, _BaseNB):
     _fitted_attributes = (
         "classes_", "n_features_in_", "class_count_", "class_log_prior_", "columns_", "estimators_",
     )
+    _float64_attributes = ("class_log_prior_",)
 
     _composite = True
     _parameter_constraints = declare({"estimators": [list, None], "fit_prior": ["boolean"],
@@ -558,3 +560,7 @@ class MixedNB(_BaseComposition, _BaseNB):
             return tags
         tags.input_tags.positive_only = any(t.input_tags.positive_only for t in part_tags)
         return tags
+
+    def _check_stored_values(self):
+        """Its class prior (each part checks its own values as it is read)."""
+        check_normalized_log_prior(self.class_log_prior_, "class_log_prior_")

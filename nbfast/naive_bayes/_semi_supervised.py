@@ -260,3 +260,6 @@ class SemiSupervisedNB(_WrapperNB):
 
     def _score(self, X, mode):
         return self.estimator_._score(X, mode)
+
+    def _check_stored_values(self):
+        """Nothing beyond ``_validate_fitted``: ``estimator_`` checks its own values."""

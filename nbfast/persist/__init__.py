@@ -5,7 +5,7 @@ objects, so loading one from an untrusted source cannot execute code.  One
 module a job: :mod:`~nbfast.persist._container` (the bytes: magic, checksums,
 aligned arrays), :mod:`~nbfast.persist._codec` (models to tagged JSON and back,
 classes only from the estimator registry), :mod:`~nbfast.persist._values`
-(which fitted values a loaded model may hold), :mod:`~nbfast.persist._vectorizer`
+(the estimators' own checks of the fitted values a loaded model may hold), :mod:`~nbfast.persist._vectorizer`
 (the text vectorizer stored with a model), :mod:`~nbfast.persist._model_file`
 (a file opened once, its header read once) and :mod:`~nbfast.persist._info`
 (``nbfast info``).

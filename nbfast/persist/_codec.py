@@ -3,14 +3,15 @@
 Models are described generically through the estimator contract: parameters
 come from ``get_params(deep=False)`` and the fitted state from the attributes
 named by ``_saved_attributes()`` (``_fitted_attributes``, or for a model in
-compact form ``_compact_attributes``: format version 2), set back in that order.  Values may be None,
+compact form ``_compact_attributes``: format version 2), read back as the saved
+form ``_saved_form`` names and set in its order.  Values may be None,
 bools, numbers, strings, numpy scalars and arrays, lists, tuples, dicts with
 string keys, and nbfast estimators (fitted or not) nested anywhere inside them:
 a composite model such as MixedNB contributes its parts by holding them in a
 parameter or a fitted attribute.  On load, classes are looked up in the
 registry (:data:`nbfast.naive_bayes.ESTIMATORS`), never imported by name, and
-the rebuilt model is checked (:func:`nbfast._validation.check_fitted_state`)
-before it is returned.
+the rebuilt model is checked (:func:`nbfast._validation.check_fitted_state`, then
+its stored values by the estimator's ``_check_stored_values``) before it is returned.
 """
 
 import numbers
@@ -219,19 +220,16 @@ class _Decoder:
         params = {k: self.value(v) for k, v in spec["params"].items()}
         fitted = spec.get("fitted")
         if fitted is not None:
-            compact = isinstance(fitted, dict) and bool(cls._compact_attributes) and \
-                set(fitted) == set(cls._compact_attributes)
-            optional = {"observed_count_"} if cls._keeps_observed_count else set()
-            if not isinstance(fitted, dict) or not (compact or set(cls._fitted_attributes) <= set(fitted) <=
-                                                    set(cls._fitted_attributes) | optional):
+            form = cls._saved_form(fitted) if isinstance(fitted, dict) else None
+            if form is None:
                 have = sorted(fitted) if isinstance(fitted, dict) else fitted
                 raise ModelFormatError(
                     f"{cls.__name__} needs the fitted attributes {list(cls._fitted_attributes)}, the file has {have}."
                 )
-            fitted = as_float64({k: self.value(v) for k, v in fitted.items()})
-            if not compact and cls.__name__ in _OLDER_LAYOUTS:
+            fitted = as_float64(cls, {k: self.value(v) for k, v in fitted.items()})
+            if not form.compact and cls.__name__ in _OLDER_LAYOUTS:
                 fitted = _OLDER_LAYOUTS[cls.__name__](fitted)
-            _check_size(fitted, compact or cls._composite)
+            _check_size(fitted, form.compact or cls._composite)
         names = spec.get("feature_names_in_")
         model = rebuild(cls, params, fitted, None if names is None else self.value(names))
         if fitted is not None:

@@ -12,10 +12,9 @@ import scipy.sparse as sp
 from support.helpers import exported
 
 import nbfast
-from nbfast.cli import _input as stream
 from nbfast.cli import main
 from nbfast.datasets import make_documents
-from nbfast.readers import Block, save_npz
+from nbfast.readers import save_npz
 
 sk_datasets = pytest.importorskip("sklearn.datasets")
 
@@ -219,23 +218,3 @@ def test_memory_stays_flat_however_large_the_input(tmp_path):
     margin_kib = 12 * 1024  # far below the ~60 MB the large input takes in memory
     assert peak["train-large"] - peak["train-small"] < margin_kib, peak
     assert peak["predict-large"] - peak["predict-small"] < margin_kib, peak
-
-
-def test_models_refusing_sparse_input_get_dense_chunks(corpus):
-    pytest.importorskip("sklearn")
-    X, y = corpus
-
-    from sklearn.naive_bayes import GaussianNB
-
-    class DenseOnlyNB(nbfast.MultinomialNB):
-        def _takes_sparse(self):
-            return False
-
-    block = Block("mem", X.data, X.indices.astype(np.int64), X.indptr.astype(np.int64), y,
-                  np.arange(1, X.shape[0] + 1), 0)
-    assert sp.issparse(stream.model_input(block, nbfast.MultinomialNB(), 200))
-    assert sp.issparse(stream.model_input(block, nbfast.MixedNB([("counts", nbfast.MultinomialNB(), [0])]), 200))
-    for model in (DenseOnlyNB(), nbfast.MixedNB([("gaussian", GaussianNB(), [0])])):  # scikit-learn's: dense only
-        dense = stream.model_input(block, model, 200)
-        assert isinstance(dense, np.ndarray)
-        np.testing.assert_array_equal(dense, X.toarray())
