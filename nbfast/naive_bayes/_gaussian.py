@@ -18,6 +18,7 @@ from nbfast import _sparse as sp
 from nbfast._kernels import gaussian as _kernels
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
+from nbfast._params import N_JOBS, RUNTIME_PARAMS, Interval, Options, StrOptions, declare
 from nbfast._validation import (
     MISSING,
     check_class_prior,
@@ -30,8 +31,6 @@ from nbfast._validation import (
 )
 from nbfast.naive_bayes._base import _StatisticsNB, encode_labels, unique_classes
 from nbfast.naive_bayes._count import group_rows_by_class
-from nbfast.naive_bayes._jobs import N_JOBS, RUNTIME_PARAMS
-from nbfast.naive_bayes._params import Interval, Options, StrOptions, declare
 from nbfast.naive_bayes._statistics import select_rows
 from nbfast.naive_bayes._terms import pair_terms, terms_matrix
 
