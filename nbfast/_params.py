@@ -59,8 +59,10 @@ class Interval:
     def is_satisfied_by(self, value):
         if not isinstance(value, self.type) or (not isinstance(value, numbers.Integral) and math.isnan(value)):
             return False
-        above = self.left is None or (value >= self.left if self.closed in ("left", "both") else value > self.left)
-        below = self.right is None or (value <= self.right if self.closed in ("right", "both") else value < self.right)
+        left = -math.inf if self.left is None else self.left  # (so [0, inf) refuses inf, as scikit-learn's)
+        right = math.inf if self.right is None else self.right
+        above = value >= left if self.closed in ("left", "both") else value > left
+        below = value <= right if self.closed in ("right", "both") else value < right
         return bool(above and below)
 
     def __str__(self):

@@ -191,6 +191,8 @@ def test_n_jobs_is_checked_before_predictions_and_the_parameters_scoring_reads()
      "an int in the range [1, inf)"),
     (_params.Interval(numbers.Real, 0, 1, closed="neither"), [0.5, np.float32(0.1)], [0, 1.0, np.nan, "0.5"],
      "a float in the range (0.0, 1.0)"),
+    (_params.Interval(numbers.Real, 0, None, closed="left"), [0, 1e308], [np.inf, -1e-300, np.nan],
+     "a float in the range [0.0, inf)"),
     (_params.Interval(_params.RealNotInt, 0, 1, closed="both"), [0.0, 1.0], [0, 1, 1.5], "a float in the range [0.0, 1.0]"),
     (_params.StrOptions({"a"}), ["a"], ["b", 1, None], "a str among {'a'}"),
     (_params.Options(numbers.Integral, {0, 1}), [0, 1], [2, "0"], "a int among {0, 1}"),
