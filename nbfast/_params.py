@@ -111,10 +111,11 @@ class HasMethods:
 class Refined:
     """Values for which ``test(value)`` is true, described as ``description``: nbfast's rule where scikit-learn
     checks less (or later).  scikit-learn's tools see ``sklearn``, the constraint scikit-learn declares for the
-    parameter (``"no_validation"``: none)."""
+    parameter (``"no_validation"``: none).  ``explain(value)``, when given, words the error for a refused value
+    that scikit-learn refuses with a message of its own (None: the usual message)."""
 
-    def __init__(self, test, description, *, sklearn):
-        self.test, self.description, self.sklearn = test, description, sklearn
+    def __init__(self, test, description, *, sklearn, explain=None):
+        self.test, self.description, self.sklearn, self.explain = test, description, sklearn, explain
 
     def is_satisfied_by(self, value):
         return bool(self.test(value))
@@ -261,6 +262,11 @@ def check_values(constraints, params, caller_name):
     for name, value in params.items():
         allowed = constraints.get(name, "no_validation")
         if allowed != "no_validation" and not any(_satisfies(c, value) for c in allowed):
+            for constraint in allowed:
+                explained = constraint.explain(value) if isinstance(constraint, Refined) and constraint.explain \
+                    else None
+                if explained is not None:
+                    raise _compat.InvalidParameterError(explained)
             described = [_describe(c) for c in allowed]
             expected = described[0] if len(described) == 1 else f"{', '.join(described[:-1])} or {described[-1]}"
             raise _compat.InvalidParameterError(

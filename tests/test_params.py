@@ -226,3 +226,16 @@ def test_scikit_learn_sees_its_own_constraint_objects():
     assert isinstance(seen["n_features"][0], validation.Interval) and seen["n_features"][0].right == 2**31 - 1
     assert isinstance(nbfast.text.CountVectorizer._parameter_constraints["max_df"][0].type, type)
     assert nbfast.text.CountVectorizer._parameter_constraints["max_df"][0].type is validation.RealNotInt
+
+
+def test_a_refined_constraint_may_word_its_own_error():
+    from nbfast.text._params import ANALYSIS
+
+    constraints = {"ngram_range": ANALYSIS["ngram_range"]}
+    with pytest.raises(ValueError, match=r"^Invalid value for ngram_range=\(2, 1\) lower boundary larger than the "
+                                         r"upper boundary.$"):
+        _params.check_values(constraints, {"ngram_range": (2, 1)}, "V")
+    for value in [(1, 2, 3), [1, 2], (0, 1), (1, True)]:
+        with pytest.raises(ValueError, match=r"^The 'ngram_range' parameter of V must be a tuple \(min_n, max_n\)"):
+            _params.check_values(constraints, {"ngram_range": value}, "V")
+    _params.check_values(constraints, {"ngram_range": (3, 3)}, "V")

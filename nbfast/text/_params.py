@@ -19,9 +19,16 @@ NORMS = ("l1", "l2")
 STOP_LISTS = ("english",)
 
 
-def _is_ngram_range(value):
+def _is_bounds(value):
     return isinstance(value, tuple) and len(value) == 2 and all(
-        isinstance(n, Integral) and not isinstance(n, bool) and n >= 1 for n in value) and value[0] <= value[1]
+        isinstance(n, Integral) and not isinstance(n, bool) and n >= 1 for n in value)
+
+
+def _inverted(value):
+    """scikit-learn's error for an ngram_range whose bounds are in the wrong order (None for other values)."""
+    if _is_bounds(value) and value[0] > value[1]:
+        return f"Invalid value for ngram_range={value} lower boundary larger than the upper boundary."
+    return None
 
 
 def _is_dtype(value):
@@ -46,8 +53,8 @@ ANALYSIS = {
     "tokenizer": [callable, None],
     "stop_words": [StrOptions(STOP_LISTS), list, None],
     "token_pattern": [str, None],
-    "ngram_range": [Refined(_is_ngram_range, "a tuple (min_n, max_n) of ints with 1 <= min_n <= max_n",
-                            sklearn=tuple)],
+    "ngram_range": [Refined(lambda value: _is_bounds(value) and value[0] <= value[1],
+                            "a tuple (min_n, max_n) of ints with 1 <= min_n <= max_n", sklearn=tuple, explain=_inverted)],
     "analyzer": [StrOptions(ANALYZERS), callable],
     "binary": ["boolean"],
     "dtype": [Refined(_is_dtype, "a numpy data type", sklearn="no_validation")],

@@ -238,9 +238,12 @@ def test_n_jobs_is_constrained(name):
 @pytest.mark.parametrize("name", VECTORIZERS)
 def test_inverted_ngram_range_message(name):
     with pytest.raises(param_validation.InvalidParameterError,
-                       match=rf"'ngram_range' parameter of {name} must be a tuple \(min_n, max_n\) of ints with "
-                             r"1 <= min_n <= max_n. Got \(2, 1\) instead."):
+                       match=r"^Invalid value for ngram_range=\(2, 1\) lower boundary larger than the upper boundary.$"):
         getattr(nbfast.text, name)(ngram_range=(2, 1)).fit(DOCUMENTS)
+    with pytest.raises(param_validation.InvalidParameterError,
+                       match=rf"'ngram_range' parameter of {name} must be a tuple \(min_n, max_n\) of ints with "
+                             r"1 <= min_n <= max_n. Got \(0, 1\) instead."):
+        getattr(nbfast.text, name)(ngram_range=(0, 1)).fit(DOCUMENTS)
 
 
 @contextlib.contextmanager
