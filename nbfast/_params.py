@@ -30,7 +30,6 @@ import functools
 import math
 import numbers
 import threading
-from inspect import getattr_static
 
 import numpy as np
 
@@ -130,16 +129,21 @@ def _type_name(cls):
     return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
 
 
-def _satisfies(constraint, value):
+def _test_of(constraint):
+    """A function of a value: whether ``constraint`` allows it."""
     if constraint is None:
-        return value is None
+        return lambda value: value is None
     if constraint is callable:
-        return callable(value)
+        return callable
     if isinstance(constraint, str):
-        return _NAMED[constraint][0](value)
+        return _NAMED[constraint][0]
     if isinstance(constraint, type):
-        return isinstance(value, constraint)
-    return constraint.is_satisfied_by(value)
+        return lambda value: isinstance(value, constraint)
+    return constraint.is_satisfied_by
+
+
+def _satisfies(constraint, value):
+    return _test_of(constraint)(value)
 
 
 def _describe(constraint):
@@ -219,9 +223,22 @@ class declare:
 
 
 def declared(cls):
-    """The constraints ``cls`` declares, as nbfast's objects (a subclass may declare a plain dict)."""
-    constraints = getattr_static(cls, "_parameter_constraints", {})
-    return constraints.constraints if isinstance(constraints, declare) else constraints
+    """The constraints ``cls`` declares (on itself or a parent), as nbfast's objects (a subclass may declare a
+    plain dict)."""
+    for klass in cls.__mro__:
+        constraints = vars(klass).get("_parameter_constraints")
+        if constraints is not None:
+            return constraints.constraints if isinstance(constraints, declare) else constraints
+    return {}
+
+
+@functools.cache
+def _declaration(cls):
+    """(parameter names, constraints, their tests) of ``cls``, read once per class (``get_params`` reads the
+    names from ``__init__``'s signature at every call: most of the time of a check)."""
+    constraints = declared(cls)
+    tests = {name: [_test_of(c) for c in allowed] for name, allowed in constraints.items() if allowed != "no_validation"}
+    return tuple(cls._get_param_names()), constraints, tests
 
 
 # Per thread, {id(object): the names checked on the way into the call now running on it (ALL: every one)}.
@@ -248,29 +265,40 @@ def check_parameters(estimator, names=ALL):
     """
     if _already_checked(estimator, names):
         return
+    all_names, constraints, tests = _declaration(type(estimator))
     if names is ALL:
-        params = estimator.get_params(deep=False)
+        params = {name: getattr(estimator, name) for name in all_names}
     else:  # a model pickled before a parameter existed lacks it
         params = {name: getattr(estimator, name) for name in names if hasattr(estimator, name)}
-    check_values(declared(type(estimator)), params, type(estimator).__name__)
+    check_values(constraints, params, type(estimator).__name__, tests)
 
 
-def check_values(constraints, params, caller_name):
+def check_values(constraints, params, caller_name, tests=None):
     """Check ``params`` (name -> value) against ``constraints`` (name -> list of constraints, or
     ``"no_validation"``; a name without constraints is not checked), as scikit-learn's
-    ``validate_parameter_constraints`` does: InvalidParameterError for the first value no constraint allows."""
+    ``validate_parameter_constraints`` does: InvalidParameterError for the first value no constraint allows.
+    ``tests``: the constraints' tests, made once (by default, made here)."""
     for name, value in params.items():
         allowed = constraints.get(name, "no_validation")
-        if allowed != "no_validation" and not any(_satisfies(c, value) for c in allowed):
-            for constraint in allowed:
-                explained = constraint.explain(value) if isinstance(constraint, Refined) and constraint.explain \
-                    else None
-                if explained is not None:
-                    raise _compat.InvalidParameterError(explained)
-            described = [_describe(c) for c in allowed]
-            expected = described[0] if len(described) == 1 else f"{', '.join(described[:-1])} or {described[-1]}"
-            raise _compat.InvalidParameterError(
-                f"The {name!r} parameter of {caller_name} must be {expected}. Got {value!r} instead.")
+        if allowed == "no_validation":
+            continue
+        for test in (tests[name] if tests is not None else map(_test_of, allowed)):
+            if test(value):
+                break
+        else:
+            raise _refusal(name, allowed, value, caller_name)
+
+
+def _refusal(name, allowed, value, caller_name):
+    """The error for a ``value`` of parameter ``name`` that no constraint of ``allowed`` allows."""
+    for constraint in allowed:
+        explained = constraint.explain(value) if isinstance(constraint, Refined) and constraint.explain else None
+        if explained is not None:
+            return _compat.InvalidParameterError(explained)
+    described = [_describe(c) for c in allowed]
+    expected = described[0] if len(described) == 1 else f"{', '.join(described[:-1])} or {described[-1]}"
+    return _compat.InvalidParameterError(
+        f"The {name!r} parameter of {caller_name} must be {expected}. Got {value!r} instead.")
 
 
 def checks_parameters(names=ALL):
