@@ -9,9 +9,11 @@ down (``tests/test_architecture.py`` checks it, function-level imports
 included, and that no import circle exists).  The layers are listed once, in
 ``nbfast/_layers.py``; from the bottom up:
 
-1. ``_version``, ``_layers``, ``_compat``, ``_sparse`` and ``_kernels``: the
-   version, the list of layers, every optional dependency, scipy.sparse
-   imported when first used (and the kernels' own CSR rows), the Cython kernels;
+1. ``_version``, ``_layers``, ``_compat``, ``_sparse``, ``_kernels`` and
+   ``_params``: the version, the list of layers, every optional dependency,
+   scipy.sparse imported when first used (and the kernels' own CSR rows), the
+   Cython kernels, how estimators and vectorizers declare and check their
+   parameters;
 2. ``_validation``: the one gate before the kernels;
 3. ``naive_bayes``, ``text`` and ``datasets``: the estimators (their contract
    in ``naive_bayes/_base.py``, the registry ``naive_bayes.ESTIMATORS``), the

@@ -8,7 +8,8 @@ lists in ``docs/architecture.md`` and in the package docstring against this one.
 """
 
 LAYERS = (
-    ("nbfast._version", "nbfast._layers", "nbfast._compat", "nbfast._sparse", "nbfast._kernels"),  # the ground
+    ("nbfast._version", "nbfast._layers", "nbfast._compat", "nbfast._sparse", "nbfast._kernels",
+     "nbfast._params"),  # the ground
     ("nbfast._validation",),  # the one gate before the kernels
     ("nbfast.naive_bayes", "nbfast.text", "nbfast.datasets"),  # estimators, vectorizers, data
     ("nbfast.decision", "nbfast.linear", "nbfast.merge", "nbfast.interop", "nbfast._patch", "nbfast.calibration",

@@ -145,7 +145,8 @@ def test_bad_arguments_are_refused():
     model = nbfast.MultinomialNB().fit(X, y)
     with pytest.raises(ValueError, match="method must be 'temperature'"):
         nbfast.calibrate(model, X, y, method="isotonic")
-    with pytest.raises(ValueError, match="cv must be an integer of at least 2"):
+    with pytest.raises(ValueError, match=r"'cv' parameter of CalibratedNB must be an int in the range \[2, inf\) "
+                                         r"\(nbfast.calibrate\(model, X, y\) calibrates a fitted model"):
         nbfast.calibrate(model, X, y, cv=1)
     with pytest.raises(TypeError, match="nbfast Naive Bayes estimator"):
         nbfast.calibrate(object(), X, y)

@@ -13,7 +13,8 @@ from nbfast.cli._errors import CommandError, n_jobs, positive_int
 from nbfast.persist import ModelFile
 from nbfast.persist._files import replacing
 from nbfast.readers import COLUMNAR_FORMATS, FORMATS, SEEKING_FORMATS, STDIN, input_format, iter_blocks, prefetch
-from nbfast.readers.text import DECODE_ERRORS, TEXT_FORMATS, check_encoding
+from nbfast.readers.text import TEXT_FORMATS, check_encoding
+from nbfast.text._params import DECODE_ERRORS
 
 
 # ---------------------------------------------------------------------- output

@@ -8,8 +8,8 @@ hook out cannot be instantiated):
   validated X) and ``_check_stored_values`` (the values a model file may hold: each estimator states its own,
   so none is left unchecked) are abstract; the predict family, the class prior (``_log_prior``,
   ``_set_log_prior``, ``_uses_class_prior``: ``nbfast.with_prior``, ``MixedNB``), parameter checks
-  (``_validate_params`` at fit and on every rebuilt model, ``_validate_scoring_params`` before every prediction:
-  ``set_params`` may change them after fit), the fitted state (``_fitted_shapes``, ``_validate_fitted``,
+  (``_validate_params`` at fit and on every rebuilt model; the parameters scoring reads, ``_scoring_params``,
+  before every prediction: ``set_params`` may change them after fit), the fitted state (``_fitted_shapes``, ``_validate_fitted``,
   ``_saved_attributes``, ``_saved_form``: model files, interop, :func:`rebuild`), merging (``_merge``:
   ``nbfast.merge``, ``nbfast.dask``) and explanation (``_feature_scores``: ``nbfast.top_features``) have defaults.
 - :class:`_StatisticsNB`, estimators fitted from sufficient statistics that add up over rows: ``_init_stats``,
@@ -50,13 +50,12 @@ import numpy as np
 from nbfast._compat import BaseEstimator, ClassifierMixin
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
+from nbfast._params import check_parameters, checks_parameters, declare, uses_n_jobs
 from nbfast._validation import _feature_names, check_is_fitted, check_labels, check_sample_weight, check_X, check_y
 from nbfast.naive_bayes import _statistics
-from nbfast.naive_bayes._jobs import uses_n_jobs
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
 from nbfast.naive_bayes._locking import serialized
 from nbfast.naive_bayes._merging import check_mergeable
-from nbfast.naive_bayes._params import check_parameters, declare
 from nbfast.naive_bayes._sklearn import to_sklearn
 from nbfast.naive_bayes._statistics import check_scoring_table, dense_table, for_next_batch, score_table
 from nbfast.naive_bayes._stored import OBSERVED_COUNT, saved_form
@@ -102,7 +101,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     _keeps_observed_count = False
     #: Whether the estimator takes ``missing`` ("error" or "ignore"): MixedNB passes its own to such parts.
     _takes_missing = False
-    #: What each parameter may be, in scikit-learn's language (see :mod:`nbfast.naive_bayes._params`).
+    #: What each parameter may be, in scikit-learn's language (see :mod:`nbfast._params`).
     _parameter_constraints = declare({})
     #: The parameters that scoring reads: checked again before every prediction (set_params may change them).
     _scoring_params = ()
@@ -126,16 +125,12 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
 
     # -------------------------------------------------------------- parameters
     def _validate_params(self, n_features, n_classes):
-        """Check hyperparameters against the data's shape; raise before any state changes.
+        """Check every parameter, against its declared constraints (unless checked on the way into this call:
+        :func:`nbfast._params.checks_parameters`) and the data's shape; raise before any state changes.
 
-        Subclasses check every parameter here, ``_validate_scoring_params`` included.
+        Subclasses add the checks that need the shape of the data.
         """
         check_parameters(self)
-        self._validate_scoring_params()
-
-    def _validate_scoring_params(self):
-        """Check the parameters that scoring reads, ``_scoring_params`` (cheap: called before every prediction)."""
-        check_parameters(self, self._scoring_params)
 
     def _ignores_missing(self):
         """Whether NaN in X is a missing value, left out of fit and of each row's score (``missing="ignore"``).
@@ -318,7 +313,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     def _predict_input(self, X):
         """X checked for scoring, after the parameters that scoring reads."""
         check_is_fitted(self)
-        self._validate_scoring_params()
+        check_parameters(self, self._scoring_params)
         return self._check_X(X, reset=False)
 
     @uses_n_jobs
@@ -544,7 +539,7 @@ class _StatisticsNB(_BaseNB):
         return merged
 
     # ---------------------------------------------------------------- fitting
-    @uses_n_jobs
+    @checks_parameters()
     def fit(self, X, y, sample_weight=None):
         """Fit the model to X, y.
 
@@ -564,7 +559,6 @@ class _StatisticsNB(_BaseNB):
             The fitted estimator. A call that raises leaves it unchanged (scikit-learn's may
             leave ``classes_`` of the failed call behind).
         """
-        check_parameters(self)
         feature_names = _feature_names(X)
         X = self._check_X(X, reset=True)
         y = check_y(y, X.shape[0])
@@ -592,7 +586,7 @@ class _StatisticsNB(_BaseNB):
         return self
 
     @serialized
-    @uses_n_jobs
+    @checks_parameters()
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Incremental fit on a batch of samples; calls from several threads run one at a time (no batch lost).
 
@@ -614,7 +608,6 @@ class _StatisticsNB(_BaseNB):
             The updated estimator. A call that raises leaves it unchanged.
         """
         first_call = not hasattr(self, "classes_")
-        check_parameters(self)
         feature_names = _feature_names(X)
         X = self._check_X(X, reset=first_call)
         y = check_y(y, X.shape[0])

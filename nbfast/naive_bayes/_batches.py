@@ -1,9 +1,9 @@
 """Fitting on a stream of batches read once: the command line's blocks of a file."""
 
 from nbfast._kernels.threads import n_jobs_limit
+from nbfast._params import check_parameters
 from nbfast._validation import check_labels, check_y
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
-from nbfast.naive_bayes._params import check_parameters
 
 
 class BatchFit:

@@ -23,11 +23,10 @@ import numpy as np
 from nbfast import _sparse as sp
 from nbfast._compat import clone
 from nbfast._kernels.scoring import Output
+from nbfast._params import N_JOBS, Interval, Refined, check_parameters, checks_parameters, declare
 from nbfast._validation import check_number_in_range, check_y
 from nbfast.naive_bayes._capabilities import NotIncremental
-from nbfast.naive_bayes._jobs import N_JOBS, uses_n_jobs
 from nbfast.naive_bayes._labels import encode_labels
-from nbfast.naive_bayes._params import Interval, check_parameters, declare
 from nbfast.naive_bayes._terms import scores_from_joint_log_likelihood
 from nbfast.naive_bayes._wrapper import _WrapperNB
 
@@ -130,6 +129,10 @@ def _with_stats(model, stats):
     return others
 
 
+#: The folds ``cv`` may ask for.
+_FOLDS = Interval(Integral, 2, None, closed="left")
+
+
 class CalibratedNB(_WrapperNB):
     """A Naive Bayes model with temperature-scaled posteriors: ``softmax(jll / temperature_)``.
 
@@ -172,7 +175,8 @@ class CalibratedNB(_WrapperNB):
                                  "X_heldout, y_heldout).")
     _parameter_constraints = declare({
         "estimator": [object],  # an nbfast estimator or None: checked with the model it makes (_base_estimator)
-        "cv": [Interval(Integral, 2, None, closed="left")], **N_JOBS,
+        "cv": [Refined(_FOLDS.is_satisfied_by, f"{_FOLDS} (nbfast.calibrate(model, X, y) calibrates a fitted model "
+                       "on held-out rows)", sklearn=_FOLDS)], **N_JOBS,
     })
 
     def __init__(self, estimator=None, *, cv=5, n_jobs=None):
@@ -180,13 +184,7 @@ class CalibratedNB(_WrapperNB):
         self.n_jobs = n_jobs
         self.cv = cv
 
-    def _check_cv(self):
-        if isinstance(self.cv, bool) or not isinstance(self.cv, numbers.Integral) or self.cv < 2:
-            raise ValueError(f"cv must be an integer of at least 2, got {self.cv!r}; to calibrate a fitted model on "
-                             "held-out rows use nbfast.calibrate(model, X, y).")
-        return int(self.cv)
-
-    @uses_n_jobs
+    @checks_parameters()
     def fit(self, X, y, sample_weight=None):
         """Fit the estimator on (X, y) and the temperature on its out-of-fold joint log-likelihoods.
 
@@ -203,9 +201,7 @@ class CalibratedNB(_WrapperNB):
         """
         if sample_weight is not None:
             raise ValueError("CalibratedNB does not support sample_weight.")
-        n_folds = self._check_cv()
-        check_parameters(self)
-        full, jll = out_of_fold_jll(self._base_estimator(), X, y, n_folds)
+        full, jll = out_of_fold_jll(self._base_estimator(), X, y, int(self.cv))
         temperature = fit_temperature(jll, encode_labels(full.classes_, check_y(y, jll.shape[0])))
         self._install(full, temperature)
         return self
@@ -230,5 +226,5 @@ class CalibratedNB(_WrapperNB):
 
     def _check_stored_values(self):
         """Its number of folds and a temperature within the range a fit searches (``estimator_`` checks its own)."""
-        self._check_cv()
+        check_parameters(self, ("cv",))
         check_number_in_range(self.temperature_, "temperature_", 1 / _RANGE * (1 - 1e-9), _RANGE * (1 + 1e-9))

@@ -33,6 +33,7 @@ from nbfast._kernels import tables
 from nbfast._kernels.categories import category_columns, count_bad_codes
 from nbfast._kernels.compact import pointer_array, sum_by_class
 from nbfast._kernels.threads import effective_n_threads
+from nbfast._params import Interval, StrOptions, declare
 from nbfast._validation import MISSING, check_counts, check_log_prior, check_missing, check_no_nan
 from nbfast.naive_bayes._categories import (
     DenseTables,
@@ -45,7 +46,6 @@ from nbfast.naive_bayes._categories import (
     seen_columns,
 )
 from nbfast.naive_bayes._count import _BaseDiscreteNB, accumulate_class_counts, count_classes
-from nbfast.naive_bayes._params import Interval, StrOptions, declare
 from nbfast.naive_bayes._statistics import (
     CompactTable,
     SparseCounts,

@@ -19,6 +19,7 @@ from nbfast._kernels import tables
 from nbfast._kernels.counts import add_class_counts
 from nbfast._kernels.scoring import Output, score_csr
 from nbfast._kernels.threads import effective_n_threads
+from nbfast._params import N_JOBS, Interval, declare
 from nbfast._validation import (
     check_class_prior,
     check_counts,
@@ -26,8 +27,6 @@ from nbfast._validation import (
     check_no_nan,
 )
 from nbfast.naive_bayes._base import OBSERVED_COUNT, _LinearNB, _StatisticsNB
-from nbfast.naive_bayes._jobs import N_JOBS
-from nbfast.naive_bayes._params import Interval, declare
 from nbfast.naive_bayes._statistics import (
     SparseCounts,
     as_dense,

@@ -67,14 +67,13 @@ import numpy as np
 
 from nbfast import _compat
 from nbfast._compat import clone
+from nbfast._params import StrOptions, checks_parameters, declare, declared
 from nbfast._validation import _feature_names, check_sample_weight, check_y
 from nbfast.naive_bayes._capabilities import NotIncremental
 from nbfast.naive_bayes._categorical import CategoricalNB
 from nbfast.naive_bayes._cv_scores import rank_scores, scores_of_alphas, searches_alphas_at_once
 from nbfast.naive_bayes._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
-from nbfast.naive_bayes._jobs import uses_n_jobs
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
-from nbfast.naive_bayes._params import StrOptions, check_parameters, declare
 from nbfast.naive_bayes._statistics import FoldCounts, fits_compact
 from nbfast.naive_bayes._wrapper import _WrapperNB
 
@@ -84,18 +83,9 @@ DEFAULT_ALPHAS = (0.01, 0.1, 0.3, 1.0, 3.0)
 SCORINGS = ("accuracy", "neg_log_loss")
 
 
-def _declared_constraints(cls):
-    """The parameter constraints ``cls`` declares (on itself or a parent), as nbfast's objects."""
-    for klass in cls.__mro__:
-        declared = vars(klass).get("_parameter_constraints")
-        if declared is not None:
-            return declared.constraints
-    return {}
-
-
 def _cv_constraints(base_class):
     """The CV parameters' constraints and the base model's, but for its ``alpha``."""
-    base = {name: allowed for name, allowed in _declared_constraints(base_class).items() if name != "alpha"}
+    base = {name: allowed for name, allowed in declared(base_class).items() if name != "alpha"}
     return declare({"alphas": ["array-like"], "cv": ["cv_object"], "scoring": [StrOptions(set(SCORINGS))], **base})
 
 
@@ -177,7 +167,7 @@ class _CountNBCV(_WrapperNB):
             raise ValueError(f"alphas must be finite and non-negative, got {alphas!r}.")
         return values
 
-    @uses_n_jobs
+    @checks_parameters()
     def fit(self, X, y, sample_weight=None):
         """Choose ``alpha`` by cross-validation, then fit the final model on all rows with it.
 
@@ -198,12 +188,10 @@ class _CountNBCV(_WrapperNB):
         self : object
             The fitted estimator. A call that raises leaves it unchanged.
         """
-        check_parameters(self)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
         alphas = self._check_alphas()
-        base = self._base_estimator(float(alphas[0]))
-        check_parameters(base)
+        base = self._base_estimator(float(alphas[0]))  # of parameters checked as this search's own
         feature_names = _feature_names(X)
         X = base._check_X(X, reset=True)  # once: the folds are rows of this X
         y = check_y(y, X.shape[0])

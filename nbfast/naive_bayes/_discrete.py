@@ -14,13 +14,12 @@ from nbfast import _sparse as sp
 from nbfast._kernels import tables
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
+from nbfast._params import Interval, StrOptions, declare, uses_n_jobs
 from nbfast._validation import (
     MISSING,
     check_missing,
 )
 from nbfast.naive_bayes._count import _BaseDiscreteNB, _CountNB, accumulate_class_counts, alpha_weighted_sum
-from nbfast.naive_bayes._jobs import uses_n_jobs
-from nbfast.naive_bayes._params import Interval, StrOptions, declare
 from nbfast.naive_bayes._statistics import (
     CompactTable,
     CompactTables,

@@ -41,15 +41,14 @@ from nbfast import _compat
 from nbfast import _sparse as sp
 from nbfast._kernels import discriminative
 from nbfast._kernels.threads import effective_n_threads
+from nbfast._params import N_JOBS, Interval, StrOptions, checks_parameters, declare, uses_n_jobs
 from nbfast._validation import _feature_names, check_sample_weight, check_X, check_y
 from nbfast.naive_bayes import _lbfgs as lbfgs
 from nbfast.naive_bayes import _sgd as sgd
 from nbfast.naive_bayes._base import _LinearNB
 from nbfast.naive_bayes._capabilities import NotIncremental
 from nbfast.naive_bayes._discrete import ComplementNB, MultinomialNB
-from nbfast.naive_bayes._jobs import N_JOBS, uses_n_jobs
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
-from nbfast.naive_bayes._params import Interval, StrOptions, check_parameters, declare
 from nbfast.naive_bayes._stored import check_scoring_terms
 
 #: The Naive Bayes model each value of the ``nb`` parameter starts from.
@@ -296,7 +295,7 @@ class DiscriminativeNB(_LinearNB):
                 raise ValueError(f"{name} has shape {np.shape(getattr(self, name))}, expected {shape}.")
 
     # ---------------------------------------------------------------- fitting
-    @uses_n_jobs
+    @checks_parameters()
     def fit(self, X, y, sample_weight=None):
         """Fit the Naive Bayes model, then refine its weights.
 
@@ -313,7 +312,6 @@ class DiscriminativeNB(_LinearNB):
         self : object
             A call that raises leaves the estimator unchanged.
         """
-        check_parameters(self)
         feature_names = _feature_names(X)
         X = self._check_X(X, reset=True)
         y = check_y(y, X.shape[0])

@@ -18,6 +18,7 @@ from nbfast import _sparse as sp
 from nbfast._kernels import gaussian as _kernels
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
+from nbfast._params import N_JOBS, RUNTIME_PARAMS, Interval, Options, Refined, StrOptions, declare
 from nbfast._validation import (
     MISSING,
     check_class_prior,
@@ -30,8 +31,6 @@ from nbfast._validation import (
 )
 from nbfast.naive_bayes._base import _StatisticsNB, encode_labels, unique_classes
 from nbfast.naive_bayes._count import group_rows_by_class
-from nbfast.naive_bayes._jobs import N_JOBS, RUNTIME_PARAMS
-from nbfast.naive_bayes._params import Interval, Options, StrOptions, declare
 from nbfast.naive_bayes._statistics import select_rows
 from nbfast.naive_bayes._terms import pair_terms, terms_matrix
 
@@ -145,6 +144,14 @@ def pooled_variance(raw_var, count, variance, ddof):
     return _ratio(ssd.sum(), dof.sum()).reshape(1, 1)
 
 
+#: The degrees of freedom the variances may subtract.
+_DDOF = Options(Integral, {0, 1})
+
+
+def _is_ddof(value):
+    return not isinstance(value, bool) and _DDOF.is_satisfied_by(value)
+
+
 class GaussianNB(_StatisticsNB):
     """Gaussian Naive Bayes, on dense or sparse (CSR) input.
 
@@ -236,7 +243,7 @@ class GaussianNB(_StatisticsNB):
     _takes_missing = True
     _parameter_constraints = declare({
         "priors": ["array-like", None], "var_smoothing": [Interval(Real, 0, None, closed="left")],
-        "variance": [StrOptions(set(VARIANCES))], "ddof": [Options(Integral, {0, 1})],
+        "variance": [StrOptions(set(VARIANCES))], "ddof": [Refined(_is_ddof, f"{_DDOF}, not a bool", sklearn=_DDOF)],
         "missing": [StrOptions(set(MISSING))], **N_JOBS,
     })
     _scoring_params = ("missing",)
@@ -253,8 +260,6 @@ class GaussianNB(_StatisticsNB):
     # ---------------------------------------------------------- parameters
     def _validate_params(self, n_features, n_classes):
         super()._validate_params(n_features, n_classes)
-        if isinstance(self.ddof, bool):
-            raise ValueError(f"ddof must be 0 or 1; got {self.ddof!r}.")
         self._check_priors(n_classes)
 
     def _ignores_missing(self):

@@ -3,7 +3,7 @@
 import numpy as np
 
 from nbfast._compat import BaseEstimator
-from nbfast.naive_bayes._jobs import RUNTIME_PARAMS
+from nbfast._params import RUNTIME_PARAMS
 
 
 def _model_params(model):

@@ -16,6 +16,7 @@ import numpy as np
 from nbfast import _compat
 from nbfast import _sparse as sp
 from nbfast._compat import _BaseComposition, clone
+from nbfast._params import N_JOBS, StrOptions, checks_parameters, declare
 from nbfast._validation import (
     MISSING,
     _check_feature_names,
@@ -34,10 +35,8 @@ from nbfast._validation import (
 )
 from nbfast.naive_bayes._base import _BaseNB, encode_labels, unique_classes
 from nbfast.naive_bayes._discrete import MultinomialNB
-from nbfast.naive_bayes._jobs import N_JOBS, uses_n_jobs
 from nbfast.naive_bayes._locking import serialized
 from nbfast.naive_bayes._merging import check_mergeable
-from nbfast.naive_bayes._params import StrOptions, check_parameters, declare
 from nbfast.naive_bayes._sklearn import is_scikit_learn_naive_bayes
 from nbfast.naive_bayes._terms import class_log_prior, scores_from_joint_log_likelihood
 
@@ -318,7 +317,7 @@ class MixedNB(_BaseComposition, _BaseNB):
             )
         return X
 
-    @uses_n_jobs
+    @checks_parameters()
     def fit(self, X, y, sample_weight=None):
         """Fit every part on its columns, with one shared class prior.
 
@@ -335,7 +334,7 @@ class MixedNB(_BaseComposition, _BaseNB):
         return self._fit(X, y, None, sample_weight, partial=False)
 
     @serialized
-    @uses_n_jobs
+    @checks_parameters()
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Incremental fit of every part on a batch.
 
@@ -358,9 +357,7 @@ class MixedNB(_BaseComposition, _BaseNB):
 
     def _fit(self, X, y, classes, sample_weight, partial):
         first = not (partial and hasattr(self, "classes_"))
-        check_parameters(self)
         parts = self._parts()
-        check_missing(self.missing)
         feature_names = _feature_names(X)
         X = self._check_X(X, reset=first)
         y = check_y(y, X.shape[0])

@@ -30,12 +30,11 @@ import numpy as np
 
 from nbfast._compat import clone
 from nbfast._kernels.scoring import Output
+from nbfast._params import N_JOBS, Interval, checks_parameters, declare
 from nbfast._validation import _feature_names, check_sample_weight, check_y, check_y_shape
 from nbfast.naive_bayes._base import _StatisticsNB
 from nbfast.naive_bayes._capabilities import NotIncremental
-from nbfast.naive_bayes._jobs import N_JOBS, uses_n_jobs
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
-from nbfast.naive_bayes._params import Interval, check_parameters, declare
 from nbfast.naive_bayes._wrapper import _WrapperNB
 
 
@@ -183,12 +182,7 @@ class SemiSupervisedNB(_WrapperNB):
         self.unlabeled_weight = unlabeled_weight
         self.unlabeled = unlabeled
 
-    def _check_params(self):
-        """(max_iter, tol, unlabeled_weight), checked."""
-        check_parameters(self)
-        return int(self.max_iter), float(self.tol), float(self.unlabeled_weight)
-
-    @uses_n_jobs
+    @checks_parameters()
     def fit(self, X, y, sample_weight=None):
         """Fit the estimator on the labelled rows, then by EM on all of them.
 
@@ -206,7 +200,7 @@ class SemiSupervisedNB(_WrapperNB):
         self : object
             The fitted model. A call that raises leaves it unchanged.
         """
-        max_iter, tol, unlabeled_weight = self._check_params()
+        max_iter, tol, unlabeled_weight = int(self.max_iter), float(self.tol), float(self.unlabeled_weight)
         base = self._base_estimator()
         if not isinstance(base, _StatisticsNB):  # a search, a refined model: no statistics to weigh by posteriors
             raise TypeError(f"{type(base).__name__} does not learn from soft labels (class posteriors): "

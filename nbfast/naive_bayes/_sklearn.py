@@ -9,7 +9,7 @@ import inspect
 import numpy as np
 
 from nbfast import _compat
-from nbfast.naive_bayes._jobs import RUNTIME_PARAMS
+from nbfast._params import RUNTIME_PARAMS
 
 
 def sklearn_estimator(name):

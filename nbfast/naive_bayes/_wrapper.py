@@ -7,10 +7,10 @@ them to it; each subclass says how it fits and what it changes in the scores.
 
 import numpy as np
 
+from nbfast._params import uses_n_jobs
 from nbfast._validation import check_is_fitted
 from nbfast.naive_bayes._base import _BaseNB
 from nbfast.naive_bayes._discrete import MultinomialNB
-from nbfast.naive_bayes._jobs import uses_n_jobs
 
 
 class _WrapperNB(_BaseNB):

@@ -17,10 +17,12 @@ import codecs
 
 import numpy as np
 
+from nbfast._params import check_parameters
 from nbfast.persist._codec import _Decoder, _Encoder, _is_plain
 from nbfast.persist._container import ModelFormatError
 from nbfast.text import VECTORIZERS, CountVectorizer, HashingVectorizer, TfidfVectorizer
 from nbfast.text._hashing import DEFAULT_TOKEN_PATTERN
+from nbfast.text._params import ANALYZERS, STRIP_ACCENTS
 
 #: The dtypes each vectorizer a model file may name may make.
 STORED_VECTORIZERS = {
@@ -55,13 +57,14 @@ def check_stored_settings(vectorizer, trust=False):
     settings are data from a stranger: documents are content only (never file
     names to open), n-grams at most ``MAX_STORED_NGRAM`` long, no callables,
     character n-grams of lengths summing to at most ``MAX_STORED_CHAR_NGRAM_WORK`` (the n-gram characters made per
-    character of input), known values for every option, and a token pattern from
+    character of input), known values for every option (after the checks every parameter passes,
+    :func:`nbfast._params.check_parameters`), and a token pattern from
     ``SAFE_TOKEN_PATTERNS`` unless ``trust`` (the file's author is trusted).
     """
     v = vectorizer
     if v.input != "content":
         raise ValueError(f"input={v.input!r}: a stored vectorizer takes documents as input='content' only.")
-    if v.analyzer not in ("word", "char", "char_wb") or v.preprocessor is not None or v.tokenizer is not None:
+    if v.analyzer not in ANALYZERS or v.preprocessor is not None or v.tokenizer is not None:
         raise ValueError("a stored vectorizer has no callables: analyzer is 'word', 'char' or 'char_wb', "
                          "preprocessor and tokenizer are None.")
     if v.ngram_range[1] > MAX_STORED_NGRAM:
@@ -73,9 +76,9 @@ def check_stored_settings(vectorizer, trust=False):
                          f"of input would hold {(high - low + 1) * (low + high) // 2} characters; a stored character "
                          f"analyzer makes at most {MAX_STORED_CHAR_NGRAM_WORK} (the sum of its n-gram lengths), such "
                          "as ngram_range=(2, 5) or (2, 6).")
-    if v.strip_accents not in (None, "ascii", "unicode") or v.decode_error not in ("strict", "ignore", "replace"):
-        raise ValueError("strip_accents must be None, 'ascii' or 'unicode', decode_error 'strict', 'ignore' or "
-                         "'replace'.")
+    if v.strip_accents is not None and v.strip_accents not in STRIP_ACCENTS:
+        raise ValueError(f"strip_accents must be None or one of {', '.join(map(repr, STRIP_ACCENTS))}: a stored "
+                         "vectorizer has no callables.")
     if not (isinstance(v.encoding, str) and _is_text_encoding(v.encoding)):
         raise ValueError(f"encoding={str(v.encoding)[:40]!r} is not a text encoding.")
     if not (v.stop_words is None or v.stop_words == "english" or (
@@ -98,7 +101,7 @@ def _vectorizer_spec(vectorizer, n_features):
     if _BY_NAME.get(cls.__name__) is not cls:
         raise TypeError(f"cannot save vectorizer: {cls.__name__} is not one of nbfast.text's "
                         f"{', '.join(_BY_NAME)}.")
-    vectorizer._validate_params()
+    check_parameters(vectorizer)
     encoder, params = _Encoder(), vectorizer.get_params(deep=False)
     params.pop("vocabulary", None)  # a fixed vocabulary is stored as the fitted one
     spec = {k: encoder.value(v, f"vectorizer.{k}") for k, v in params.items() if k != "dtype"}
@@ -159,7 +162,7 @@ def _rebuild_vectorizer(spec, n_features, trust=False):
         raise ModelFormatError("invalid vectorizer entry: parameters must be plain JSON values.")
     try:
         vectorizer = cls(dtype=np.dtype(dtype).type, **params)
-        vectorizer._validate_params()
+        check_parameters(vectorizer)
         check_stored_settings(vectorizer, trust)
     except ValueError as exc:
         raise ModelFormatError(f"invalid vectorizer: {exc}") from None

@@ -25,6 +25,7 @@ from nbfast.readers._block import Block, finished, line_chunks, ordered_map, quo
 from nbfast.text import VECTORIZERS
 from nbfast.text._analysis import AnalysisMixin
 from nbfast.text._lines import TextLines, Utf8Lines
+from nbfast.text._params import DECODE_ERRORS
 
 TEXT_FORMATS = ("lines", "tsv", "jsonl")
 _NBFAST_VECTORIZERS = frozenset(VECTORIZERS.values())
@@ -42,10 +43,6 @@ class _LineError(ValueError):
     def in_file(self, path, first_line, lines):
         """The ValueError to raise: the problem, named by file and line, and the line quoted."""
         return ValueError(f"{path} line {first_line + self.index}: {self}: {quote_line(lines[self.index])}")
-
-
-#: What ``decode_error`` may be: the vectorizers' parameter of that name, and its meaning.
-DECODE_ERRORS = ("strict", "replace", "ignore")
 
 
 def check_encoding(encoding, decode_error):

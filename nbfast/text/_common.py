@@ -1,11 +1,10 @@
 """What every nbfast vectorizer shares: reading documents in batches, describing a batch
-for the tokenizer kernel (``nbfast._kernels.tokens``), the lowercase table, parameter
-checks, CSR assembly and the fallback to scikit-learn."""
+for the tokenizer kernel (``nbfast._kernels.tokens``), the lowercase table, CSR assembly
+and the fallback to scikit-learn (their parameters: :mod:`nbfast.text._params`)."""
 
 import functools
 import threading
 from itertools import islice
-from numbers import Integral
 from typing import NamedTuple
 
 import numpy as np
@@ -13,7 +12,7 @@ import numpy as np
 from nbfast import _compat
 from nbfast import _sparse as sp
 from nbfast._kernels import tokens as _tokens
-from nbfast._kernels.threads import effective_n_threads, n_jobs_limit
+from nbfast._kernels.threads import effective_n_threads
 from nbfast.text._arrow import ArrowColumn, arrow_column
 from nbfast.text._lines import DocumentBlocks, InPlaceDocuments
 
@@ -24,129 +23,6 @@ MIN_CODE_POINTS_PER_THREAD = 50_000
 EXPANSION = 0x80000000  # lowercase table entries pointing to a multi-code-point expansion
 # scikit-learn's norm options as the codes of the kernels (the Norm enum of nbfast/_kernels/_rows.pxd).
 NORM_CODES = {None: 0, "l1": 1, "l2": 2}
-
-
-def invalid_parameter(message):
-    """The error for a wrong parameter: scikit-learn's InvalidParameterError once scikit-learn is imported
-    (nobody can catch it before), a ValueError and TypeError of nbfast's until then."""
-    return _compat.InvalidParameterError(message)
-
-
-# ----------------------------------------------------------------------------- parameters
-class ParameterConstraints:
-    """The ``_parameter_constraints`` of a class: those scikit-learn declares for its class of the same
-    name (plus nbfast's ``batch_size`` on vectorizers), read when first needed once scikit-learn is
-    imported; empty until then, since only scikit-learn's validator reads them (the checks of this
-    module apply either way)."""
-
-    def __init__(self, sklearn_name, batch_size=True):
-        self.sklearn_name = sklearn_name
-        self.batch_size = batch_size
-        self.constraints = None
-
-    def __get__(self, instance, owner=None):
-        if self.constraints is None:
-            validation = _compat.sklearn_module_if_loaded("utils._param_validation")
-            if validation is None:
-                return {}
-            reference = _compat.sklearn_class("feature_extraction.text", self.sklearn_name, "parameter validation")
-            constraints = dict(reference._parameter_constraints)
-            if self.batch_size:
-                constraints["batch_size"] = [validation.Interval(Integral, 1, None, closed="left")]
-                constraints["n_jobs"] = [None, validation.Interval(Integral, 1, None, closed="left"),
-                                         validation.Interval(Integral, None, -1, closed="right")]
-            self.constraints = constraints
-        return self.constraints
-
-
-def check_constraints(estimator):
-    """Check the parameters against ``_parameter_constraints`` with scikit-learn's validator (its
-    InvalidParameterError and message) once it is imported: at fit, as scikit-learn does (the
-    checks of this module run at every call)."""
-    constraints = type(estimator)._parameter_constraints
-    if constraints:
-        _compat.sklearn_module("utils._param_validation", "parameter validation").validate_parameter_constraints(
-            constraints, estimator.get_params(deep=False), caller_name=type(estimator).__name__
-        )
-
-
-def check_positive_int(estimator, name):
-    value = getattr(estimator, name)
-    if not isinstance(value, Integral) or isinstance(value, bool) or value < 1:
-        raise invalid_parameter(f"{name} must be a positive integer, got {value!r}.")
-
-
-def check_bool(estimator, name):
-    value = getattr(estimator, name)
-    if not isinstance(value, (bool, np.bool_)):
-        raise invalid_parameter(
-            f"The {name!r} parameter of {type(estimator).__name__} must be a bool, got {value!r}."
-        )
-
-
-def check_choice(estimator, name, choices, allow_callable=False):
-    value = getattr(estimator, name)
-    if (allow_callable and callable(value)) or any(value is c or (isinstance(value, str) and value == c)
-                                                  for c in choices):
-        return
-    options = ", ".join(repr(c) for c in choices) + (" or a callable" if allow_callable else "")
-    raise invalid_parameter(f"{name} must be one of {options}; got {value!r}.")
-
-
-def check_ngram_range(estimator):
-    ngram = estimator.ngram_range
-    if (
-        not isinstance(ngram, tuple)
-        or len(ngram) != 2
-        or not all(isinstance(n, Integral) and not isinstance(n, bool) for n in ngram)
-        or min(ngram) < 1
-    ):
-        raise invalid_parameter(
-            f"ngram_range must be a tuple (min_n, max_n) of integers with 1 <= min_n <= max_n, got {ngram!r}."
-        )
-    if ngram[0] > ngram[1]:
-        raise ValueError(f"Invalid value for ngram_range={ngram} lower boundary larger than the upper boundary.")
-
-
-def check_analyzer_params(estimator):
-    """The options every vectorizer shares with scikit-learn's _VectorizerMixin."""
-    check_choice(estimator, "input", ("content", "filename", "file"))
-    check_choice(estimator, "analyzer", ("word", "char", "char_wb"), allow_callable=True)
-    check_choice(estimator, "decode_error", ("strict", "ignore", "replace"))
-    if not isinstance(estimator.encoding, str):
-        raise invalid_parameter(f"encoding must be a str, got {estimator.encoding!r}.")
-    if estimator.strip_accents and not callable(estimator.strip_accents):
-        check_choice(estimator, "strip_accents", ("ascii", "unicode", None), allow_callable=True)
-    for name in ("preprocessor", "tokenizer"):
-        if getattr(estimator, name) is not None and not callable(getattr(estimator, name)):
-            raise invalid_parameter(f"{name} must be a callable or None, got {getattr(estimator, name)!r}.")
-    if estimator.token_pattern is not None and not isinstance(estimator.token_pattern, str):
-        raise invalid_parameter(f"token_pattern must be a str or None, got {estimator.token_pattern!r}.")
-    check_bool(estimator, "lowercase")
-    check_ngram_range(estimator)
-    check_positive_int(estimator, "batch_size")
-    check_n_jobs(estimator)
-
-
-def check_n_jobs(estimator):
-    """``n_jobs`` as scikit-learn takes it: None, a positive int, or -1 (every CPU), -2, ..."""
-    value = getattr(estimator, "n_jobs", None)  # a vectorizer pickled before the parameter existed has none
-    if value is not None and (not isinstance(value, Integral) or value == 0):
-        raise invalid_parameter(f"n_jobs must be None, a positive int or a negative int (-1: one thread per CPU), "
-                                f"got {value!r}.")
-
-
-def uses_n_jobs(method):
-    """Decorator: ``method`` checks ``n_jobs`` first, then runs its kernels on the threads it asks for (None: the
-    default policy, see :func:`nbfast._kernels.threads.effective_n_threads`)."""
-
-    @functools.wraps(method)
-    def with_n_jobs(self, *args, **kwargs):
-        check_n_jobs(self)
-        with n_jobs_limit(getattr(self, "n_jobs", None)):
-            return method(self, *args, **kwargs)
-
-    return with_n_jobs
 
 
 def uses_native_tokenizer(estimator):

@@ -3,6 +3,7 @@
 import numpy as np
 
 from nbfast._kernels import vocabulary as _vocabulary
+from nbfast._params import check_parameters
 from nbfast.text import _common
 
 
@@ -25,8 +26,7 @@ class CountedParts:
     """
 
     def __init__(self, vectorizer):
-        _common.check_constraints(vectorizer)
-        vectorizer._validate_params()
+        check_parameters(vectorizer)
         if not vectorizer._is_native() or vectorizer.vocabulary is not None or vectorizer._ranks_by_matrix():
             raise ValueError(f"this {type(vectorizer).__name__} cannot be fitted on counted parts (its settings "
                              "need the documents themselves): fit it on the documents")

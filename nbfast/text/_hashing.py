@@ -15,9 +15,11 @@ import numpy as np
 from nbfast import _sparse as sp
 from nbfast._compat import BaseEstimator
 from nbfast._kernels import hashing as _hashing
+from nbfast._params import checks_parameters, declare
 from nbfast.text import _common
 from nbfast.text._analysis import AnalysisMixin
 from nbfast.text._common import DEFAULT_TOKEN_PATTERN
+from nbfast.text._params import HASHING
 
 NATIVE_DTYPES = (np.float32, np.float64)
 # The options scikit-learn's HashingVectorizer takes, in its constructor's order.
@@ -89,7 +91,7 @@ class HashingVectorizer(AnalysisMixin, BaseEstimator):
     (2, 16)
     """
 
-    _parameter_constraints = _common.ParameterConstraints("HashingVectorizer")
+    _parameter_constraints = declare(HASHING)
     _sklearn_name = "HashingVectorizer"
     _sklearn_params = SKLEARN_PARAMS
     _native = (
@@ -139,13 +141,6 @@ class HashingVectorizer(AnalysisMixin, BaseEstimator):
         self.batch_size = batch_size
 
     # ------------------------------------------------------------------ parameters
-    def _validate_params(self):
-        _common.check_analyzer_params(self)
-        _common.check_positive_int(self, "n_features")
-        _common.check_choice(self, "norm", ("l1", "l2", None))
-        _common.check_bool(self, "binary")
-        _common.check_bool(self, "alternate_sign")
-
     def _is_native(self):
         """Whether the nbfast kernels implement this configuration exactly."""
         return (
@@ -156,7 +151,7 @@ class HashingVectorizer(AnalysisMixin, BaseEstimator):
         )
 
     # ------------------------------------------------------------------ API
-    @_common.uses_n_jobs
+    @checks_parameters()
     def fit(self, X, y=None):
         """Only validate the parameters: the vectorizer is stateless.
 
@@ -173,13 +168,11 @@ class HashingVectorizer(AnalysisMixin, BaseEstimator):
             This vectorizer.
         """
         _common.check_not_string(X)
-        _common.check_constraints(self)
-        self._validate_params()
         if not self._is_native():
             self._sklearn_twin().fit([], y)
         return self
 
-    @_common.uses_n_jobs
+    @checks_parameters()
     def partial_fit(self, X, y=None):
         """Only validate the parameters (see :meth:`fit`).
 
@@ -197,7 +190,7 @@ class HashingVectorizer(AnalysisMixin, BaseEstimator):
         """
         return self.fit(X, y)
 
-    @_common.uses_n_jobs
+    @checks_parameters()
     def transform(self, X):
         """Turn documents into a hashed document-term matrix.
 
@@ -215,12 +208,11 @@ class HashingVectorizer(AnalysisMixin, BaseEstimator):
         """
         return _common.as_configured_sparse(sp.as_csr(self._transform_rows(X)))
 
-    @_common.uses_n_jobs
+    @checks_parameters()
     def _transform_rows(self, X):
         """What :meth:`transform` returns, as the kernels made it (:class:`nbfast._sparse.Rows`, when the
         documents fit in one batch) or as a csr_matrix: the streaming readers keep its buffers."""
         X = _common.documents(X)
-        self._validate_params()
         twin = None if self._is_native() else self._sklearn_twin()
         if twin is None:
             parts = [self._native_batch(chunk) for chunk in _common.batches(X, self.batch_size)]
@@ -231,7 +223,7 @@ class HashingVectorizer(AnalysisMixin, BaseEstimator):
             raise ValueError("Cannot vectorize empty sequence.")
         return parts[0] if len(parts) == 1 else _common.stack_rows([sp.as_csr(part) for part in parts])
 
-    @_common.uses_n_jobs
+    @checks_parameters()
     def fit_transform(self, X, y=None):
         """Validate the parameters and transform X (see :meth:`transform`).
 

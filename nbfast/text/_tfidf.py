@@ -17,19 +17,15 @@ from nbfast import _sparse as sp
 from nbfast._compat import BaseEstimator
 from nbfast._kernels import tfidf as _tfidf
 from nbfast._kernels.threads import effective_n_threads
+from nbfast._params import checks_parameters, declare
 from nbfast._validation import _feature_names, check_is_fitted, check_X
 from nbfast.text import _common
 from nbfast.text._common import DEFAULT_TOKEN_PATTERN
+from nbfast.text._params import COUNT, TFIDF
 from nbfast.text._vocabulary import CountVectorizer
 
 # scikit-learn's FLOAT_DTYPES: TfidfVectorizer warns about any other dtype.
 FLOAT_DTYPES = (np.float64, np.float32, np.float16)
-
-
-def _check_tfidf_params(estimator):
-    _common.check_choice(estimator, "norm", ("l1", "l2", None))
-    for name in ("use_idf", "smooth_idf", "sublinear_tf"):
-        _common.check_bool(estimator, name)
 
 
 class TfidfTransformer(BaseEstimator):
@@ -75,7 +71,7 @@ class TfidfTransformer(BaseEstimator):
     array([1.   , 1.693, 1.693])
     """
 
-    _parameter_constraints = _common.ParameterConstraints("TfidfTransformer", batch_size=False)
+    _parameter_constraints = declare(TFIDF)
 
     def __init__(self, *, norm="l2", use_idf=True, smooth_idf=True, sublinear_tf=False):
         self.norm = norm
@@ -83,6 +79,7 @@ class TfidfTransformer(BaseEstimator):
         self.smooth_idf = smooth_idf
         self.sublinear_tf = sublinear_tf
 
+    @checks_parameters()
     def fit(self, X, y=None):
         """Learn the idf vector (global term weights).
 
@@ -98,8 +95,6 @@ class TfidfTransformer(BaseEstimator):
         self : object
             This transformer.
         """
-        _common.check_constraints(self)
-        _check_tfidf_params(self)
         names = _feature_names(X)
         X = check_X(X, self, reset=True)
         self.n_features_in_ = X.shape[1]
@@ -123,6 +118,7 @@ class TfidfTransformer(BaseEstimator):
         idf += 1.0
         self.idf_ = idf
 
+    @checks_parameters()
     def transform(self, X, copy=True):
         """Transform a count matrix to a tf or tf-idf representation.
 
@@ -143,12 +139,12 @@ class TfidfTransformer(BaseEstimator):
         idf_only = "n_features_in_" not in self.__dict__ and "idf_" in self.__dict__
         if not idf_only:
             check_is_fitted(self, "n_features_in_")
-        _check_tfidf_params(self)
         converted = check_X(_as_float(X) if sp.issparse(X) else X, self, reset=idf_only)
         if copy and sp.issparse(X) and np.may_share_memory(converted.data, X.data):
             converted = converted.copy()
         return _common.as_configured_sparse(self._weight(converted))
 
+    @checks_parameters()
     def fit_transform(self, X, y=None):
         """Fit to X (see :meth:`fit`), then return its tf-idf representation (see :meth:`transform`)."""
         return self.fit(X, y).transform(X)
@@ -249,7 +245,7 @@ stop_words, token_pattern, ngram_range, max_df, min_df, max_features, vocabulary
     (2, 6)
     """
 
-    _parameter_constraints = _common.ParameterConstraints("TfidfVectorizer")
+    _parameter_constraints = declare({**COUNT, **TFIDF})
 
     def __init__(
         self,
@@ -337,10 +333,6 @@ stop_words, token_pattern, ngram_range, max_df, min_df, max_features, vocabulary
             norm=self.norm, use_idf=self.use_idf, smooth_idf=self.smooth_idf, sublinear_tf=self.sublinear_tf
         )
 
-    def _validate_params(self):
-        super()._validate_params()
-        _check_tfidf_params(self)
-
     def _check_params(self):
         if self.dtype not in FLOAT_DTYPES:
             warnings.warn(
@@ -358,8 +350,6 @@ stop_words, token_pattern, ngram_range, max_df, min_df, max_features, vocabulary
 
     def _fit_documents(self, raw_documents, want_matrix):
         """Fit the vocabulary and idf; return the counts (None when not wanted and not needed)."""
-        _common.check_constraints(self)
-        self._validate_params()
         self._check_params()
         self._tfidf = self._transformer()
         X, statistics = self._fit(raw_documents, want_matrix)

@@ -16,7 +16,7 @@ identical by construction; it needs scikit-learn.
 import re
 import warnings
 from collections.abc import Mapping
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 
@@ -25,10 +25,12 @@ from nbfast import _sparse as sp
 from nbfast._compat import BaseEstimator
 from nbfast._kernels import vocabulary as _vocabulary
 from nbfast._kernels.threads import effective_n_threads
+from nbfast._params import checks_parameters, declare
 from nbfast.text import _common
 from nbfast.text._analysis import AnalysisMixin
-from nbfast.text._common import DEFAULT_TOKEN_PATTERN, invalid_parameter
+from nbfast.text._common import DEFAULT_TOKEN_PATTERN
 from nbfast.text._counted_parts import CountedParts
+from nbfast.text._params import COUNT
 
 # The options scikit-learn's CountVectorizer takes, in its constructor's order.
 SKLEARN_PARAMS = (
@@ -120,7 +122,7 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
     array(['brown', 'dog', 'fox', 'lazy', 'quick', 'the'], dtype=object)
     """
 
-    _parameter_constraints = _common.ParameterConstraints("CountVectorizer")
+    _parameter_constraints = declare(COUNT)
     _sklearn_name = "CountVectorizer"
     _sklearn_params = SKLEARN_PARAMS
     _native = NATIVE
@@ -169,31 +171,6 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
         self.batch_size = batch_size
 
     # ------------------------------------------------------------------ parameters
-    def _validate_params(self):
-        _common.check_analyzer_params(self)
-        for name in ("max_df", "min_df"):
-            value = getattr(self, name)
-            if not (isinstance(value, Integral) and value >= 1 or isinstance(value, Real)
-                    and not isinstance(value, Integral) and 0.0 <= value <= 1.0):  # fmt: skip
-                raise invalid_parameter(
-                    f"{name} must be a float in [0.0, 1.0] or an int >= 1, got {value!r}."
-                )
-        if self.max_features is not None and not (isinstance(self.max_features, Integral) and self.max_features >= 1):
-            raise invalid_parameter(f"max_features must be an int >= 1 or None, got {self.max_features!r}.")
-        if not (self.stop_words is None or isinstance(self.stop_words, list) or _is_english(self.stop_words)):
-            raise invalid_parameter(f"stop_words must be 'english', a list or None, got {self.stop_words!r}.")
-        if self.vocabulary is not None and not (
-            isinstance(self.vocabulary, Mapping) or hasattr(self.vocabulary, "__iter__")
-        ):
-            raise invalid_parameter(
-                f"vocabulary must be a mapping, an iterable or None, got {self.vocabulary!r}."
-            )
-        _common.check_bool(self, "binary")
-        try:
-            np.dtype(self.dtype)
-        except TypeError as exc:
-            raise invalid_parameter(f"dtype must be a numpy data type, got {self.dtype!r} ({exc}).") from None
-
     def _is_native(self):
         """Whether the nbfast kernels implement this configuration exactly."""
         dtype = np.dtype(self.dtype)
@@ -282,7 +259,7 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
             )
 
     # ------------------------------------------------------------------ API
-    @_common.uses_n_jobs
+    @checks_parameters()
     def fit(self, raw_documents, y=None):
         """Learn the vocabulary of the documents.
 
@@ -302,7 +279,7 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
         self._fit_documents(raw_documents, want_matrix=False)
         return self
 
-    @_common.uses_n_jobs
+    @checks_parameters()
     def fit_transform(self, raw_documents, y=None):
         """Learn the vocabulary and return the document-term matrix.
 
@@ -323,7 +300,7 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
         X = self._fit_documents(raw_documents, want_matrix=True)
         return _common.as_configured_sparse(self._finish(X))
 
-    @_common.uses_n_jobs
+    @checks_parameters()
     def transform(self, raw_documents):
         """Count the vocabulary's terms in documents; other words are ignored.
 
@@ -339,7 +316,7 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
         """
         return _common.as_configured_sparse(sp.as_csr(self._transform_rows(raw_documents)))
 
-    @_common.uses_n_jobs
+    @checks_parameters()
     def _transform_rows(self, raw_documents):
         """What :meth:`transform` returns, as the kernels made it (:class:`nbfast._sparse.Rows`) or as
         scikit-learn did (a csr_matrix): the streaming readers keep its buffers."""
@@ -357,7 +334,6 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
     def _transform_counts(self, raw_documents):
         """Counts of the documents over the vocabulary: Rows from the kernels, a csr_matrix from scikit-learn."""
         raw_documents = _common.documents(raw_documents)
-        self._validate_params()
         self._check_vocabulary()
         if not self._is_native():
             counter = self._sklearn_counter()
@@ -458,8 +434,6 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
         column, number of documents) or None).  When the vocabulary is fixed or scikit-learn does the work,
         the counts are always returned, the statistics never."""
         raw_documents = _common.documents(raw_documents)
-        _common.check_constraints(self)
-        self._validate_params()
         # the counts of parts counted for this vectorizer, as it is (so natively, without a given vocabulary)
         counted = raw_documents.merged(self, want_matrix) if isinstance(raw_documents, CountedParts) else None
         self.__dict__.pop("_unbuilt_vocabulary", None)  # the last fit's

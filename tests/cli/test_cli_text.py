@@ -329,7 +329,7 @@ def _set_vectorizer(**changes):
     (_set_vectorizer(bogus=1), "no parameters ['bogus']"),
     (_set_vectorizer(dtype="object"), "invalid vectorizer dtype"),
     (_set_vectorizer(n_features=8), "makes 8 features, the model has 4"),
-    (_set_vectorizer(norm="l3"), "invalid vectorizer: norm must be"),
+    (_set_vectorizer(norm="l3"), "invalid vectorizer: The 'norm' parameter of HashingVectorizer must be"),
     (_set_vectorizer(preprocessor={"__ndarray__": 0}), "invalid array reference"),
     (_set_vectorizer(preprocessor={"__estimator__": {"class": "MultinomialNB", "params": {}}}), "plain JSON"),
     (lambda header: header.update(vectorizer=[1]), "invalid vectorizer entry"),

@@ -206,9 +206,20 @@ def test_invalid_parameters_raise_what_scikit_learn_raises(name, param, value):
 
 @pytest.mark.parametrize("name", ALL)
 def test_constraints_are_scikit_learns_plus_batch_size_and_n_jobs(name):
+    """What scikit-learn's tools see: scikit-learn's constraints for the class (nbfast checks some more strictly,
+    ``n_features`` more widely), and nbfast's own parameters."""
     ours = getattr(nbfast.text, name)._parameter_constraints
     theirs = getattr(sk_text, name)._parameter_constraints
-    assert {key: ours[key] for key in theirs} == theirs
+
+    def described(constraint):  # the options in sorted order (a set's order depends on how it was built)
+        if isinstance(constraint, param_validation.Options):
+            return f"{type(constraint).__name__} of {constraint.type.__name__} {sorted(constraint.options)}"
+        return str(param_validation.make_constraint(constraint))
+
+    def all_described(constraints):
+        return constraints if constraints == "no_validation" else [described(c) for c in constraints]
+
+    assert {key: all_described(ours[key]) for key in theirs} == {key: all_described(theirs[key]) for key in theirs}
     assert set(ours) - set(theirs) == ({"batch_size", "n_jobs"} if name != "TfidfTransformer" else set())
 
 
@@ -226,8 +237,13 @@ def test_n_jobs_is_constrained(name):
 
 @pytest.mark.parametrize("name", VECTORIZERS)
 def test_inverted_ngram_range_message(name):
-    with pytest.raises(ValueError, match=r"Invalid value for ngram_range=\(2, 1\) lower boundary larger"):
+    with pytest.raises(param_validation.InvalidParameterError,
+                       match=r"^Invalid value for ngram_range=\(2, 1\) lower boundary larger than the upper boundary.$"):
         getattr(nbfast.text, name)(ngram_range=(2, 1)).fit(DOCUMENTS)
+    with pytest.raises(param_validation.InvalidParameterError,
+                       match=rf"'ngram_range' parameter of {name} must be a tuple \(min_n, max_n\) of ints with "
+                             r"1 <= min_n <= max_n. Got \(0, 1\) instead."):
+        getattr(nbfast.text, name)(ngram_range=(0, 1)).fit(DOCUMENTS)
 
 
 @contextlib.contextmanager
