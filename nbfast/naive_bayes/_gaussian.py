@@ -20,10 +20,9 @@ from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._validation import MISSING, check_class_prior, check_counts, check_is_fitted, check_missing, check_X
 from nbfast.naive_bayes._base import _StatisticsNB, encode_labels, unique_classes
-from nbfast.naive_bayes._count import group_rows_by_class
+from nbfast.naive_bayes._counts import group_rows_by_class, select_rows
 from nbfast.naive_bayes._jobs import N_JOBS, RUNTIME_PARAMS
 from nbfast.naive_bayes._params import Interval, Options, StrOptions, declare
-from nbfast.naive_bayes._statistics import select_rows
 from nbfast.naive_bayes._terms import pair_terms, terms_matrix
 
 VARIANCES = ("class_feature", "feature", "class", "global")

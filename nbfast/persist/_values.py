@@ -27,7 +27,7 @@ from nbfast.naive_bayes import (
     MultinomialNB,
 )
 from nbfast.naive_bayes._calibrated import _RANGE as _TEMPERATURE_RANGE
-from nbfast.naive_bayes._statistics import table_arrays
+from nbfast.naive_bayes._tables import as_table
 
 #: Models whose ``feature_log_prob_`` holds log-probabilities (PoissonNB's holds log-rates, ComplementNB's
 #: weights of either sign: their scoring tables are checked instead).
@@ -60,7 +60,7 @@ def check_loaded_values(model):
         _check_log_probability_tables(model.feature_log_prob_)
     if model._linear:  # scored through a table per (feature, class) and a bias per class
         table, bias = model._linear_terms()[:2]
-        for values in table_arrays(table):
+        for values in as_table(table).arrays():
             check_table_values(values, f"the scoring table {type(model).__name__} derives from its statistics and "
                                        "parameters")
         check_scoring_bias(bias, "the per-class scoring bias")
