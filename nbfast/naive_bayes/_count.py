@@ -51,10 +51,18 @@ def count_classes(y_index, sample_weight, class_count, rows=None):
     class_count += np.bincount(y_index, weights=sample_weight, minlength=class_count.shape[0])
 
 
+def check_counts_shape(counts, class_count, n_features):
+    """Refuse counts (an array or Counts) not of shape (classes of ``class_count``, ``n_features``): a kernel
+    adding a batch writes counts[y_index, X.indices]."""
+    if counts.shape != (class_count.shape[0], n_features):
+        raise ValueError(f"feature_count_ has shape {counts.shape}, expected {(class_count.shape[0], n_features)}.")
+
+
 def accumulate_class_counts(X, y_index, sample_weight, class_count, feature_count, *, binarize=False, threshold=0.0,
                             rows=None):
     """Add per-class sample counts and per-(class, feature) sums of f(x) (a dense array) in place: see
     :func:`~nbfast.naive_bayes._counts.add_feature_sums`."""
+    check_counts_shape(feature_count, class_count, X.shape[1])
     count_classes(y_index, sample_weight, class_count, rows)
     add_feature_sums(X, y_index, sample_weight, feature_count, binarize=binarize, threshold=threshold, rows=rows)
 
@@ -209,6 +217,7 @@ class _CountNB(_BaseDiscreteNB):
 
     def _accumulate(self, stats, X, y_index, sample_weight, rows=None):
         binarize, threshold = self._kernel_threshold()
+        check_counts_shape(stats["_feature_counts"], stats["class_count_"], X.shape[1])
         counts = resettled(stats["_feature_counts"], self._has_compact_table(), batch_entries=count_nonzeros(X, rows))
         count_classes(y_index, sample_weight, stats["class_count_"], rows)
         stats["_feature_counts"] = counts.add(X, y_index, sample_weight, binarize=binarize, threshold=threshold,

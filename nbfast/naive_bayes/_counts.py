@@ -124,7 +124,8 @@ class Counts(ABC):
     @abstractmethod
     def moved_columns(self, sources, destinations, width):
         """These counts with column ``sources[k]`` moved to column ``destinations[k]`` of a layout of ``width``
-        columns, the others empty (both increasing: the columns keep their order)."""
+        columns, the others empty: ``sources`` lists every column that holds counts, and both increase (the
+        columns keep their order)."""
 
     @abstractmethod
     def compact_form(self):

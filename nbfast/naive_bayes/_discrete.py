@@ -18,7 +18,7 @@ from nbfast._validation import (
     MISSING,
     check_missing,
 )
-from nbfast.naive_bayes._count import _BaseDiscreteNB, _CountNB, alpha_weighted_sum, count_classes
+from nbfast.naive_bayes._count import _BaseDiscreteNB, _CountNB, alpha_weighted_sum, check_counts_shape, count_classes
 from nbfast.naive_bayes._counts import DenseCounts, add_feature_sums, resettled, select_rows
 from nbfast.naive_bayes._fold_counts import CompactTables
 from nbfast.naive_bayes._jobs import uses_n_jobs
@@ -230,6 +230,7 @@ class BernoulliNB(_CountNB):
         """``_accumulate`` keeping ``observed_count_``: N_c minus the class's missing values of each feature."""
         binarize, threshold = self._kernel_threshold()
         observed, missing = split_missing(X)
+        check_counts_shape(stats["_feature_counts"], stats["class_count_"], X.shape[1])
         class_count = np.zeros_like(stats["class_count_"])
         count_classes(y_index, sample_weight, class_count)
         stats["_feature_counts"] = stats["_feature_counts"].add(observed, y_index, sample_weight, binarize=binarize,
