@@ -195,7 +195,10 @@ class _CountNB(_BaseDiscreteNB):
     _feature_counts = None
     #: ``feature_log_prob_`` as assigned (scoring layout), which the tables then derive from; None: from the counts.
     _log_prob_override = None
-    #: The parameters the tables derive from, as they were at the last fit (``_table_parameters``).
+    #: The parameters the tables derive from, as they were at the last fit (``_table_parameters``): the tables
+    #: are derived on first use (partial_fit and merge leave them to the next prediction), with the parameters
+    #: of the last fit as in scikit-learn, not with those set since.  None: the model was rebuilt from its
+    #: attributes, whose parameters are checked where the tables are derived.
     _table_params = None
     #: Whether the statistics are sums of x (not binarized, no missing values) and ``_search_terms(logs)``
     #: gives the compact tables of several alphas (a LogTable's) at once, as (CompactTables, bias), or None

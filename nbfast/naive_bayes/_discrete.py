@@ -108,7 +108,7 @@ class MultinomialNB(_CountNB):
 
     def _log_parameter_prior(self):
         # theta_c ~ Dirichlet(alpha + 1), whose mode is the smoothed estimate: sum_ci alpha_i log theta_ci
-        return alpha_weighted_sum(self._check_alpha(self.n_features_in_), self._log_prob_table)
+        return alpha_weighted_sum(self._params_for_tables()["alpha"], self._log_prob_table)
 
 
 class BernoulliNB(_CountNB):
@@ -304,7 +304,7 @@ class BernoulliNB(_CountNB):
 
     def _log_parameter_prior(self):
         # theta_ci ~ Beta(alpha + 1, alpha + 1): sum_ci alpha (log theta_ci + log(1 - theta_ci))
-        alpha = self._check_alpha(self.n_features_in_)
+        alpha = self._params_for_tables()["alpha"]
         with np.errstate(divide="ignore"):
             log_absent = np.log1p(-np.exp(self._log_prob_table))
         return alpha_weighted_sum(alpha, self._log_prob_table) + alpha_weighted_sum(alpha, log_absent)
@@ -573,7 +573,7 @@ class PoissonNB(_CountNB):
 
     def _log_parameter_prior(self):
         # lambda_ci ~ Gamma(alpha_i + 1, beta): sum_ci alpha_i log lambda_ci - beta lambda_ci
-        return (alpha_weighted_sum(self._check_alpha(self.n_features_in_), self._log_prob_table)
+        return (alpha_weighted_sum(self._params_for_tables()["alpha"], self._log_prob_table)
                 + float(self.beta) * float(self._scoring_terms()[1].sum()))  # the bias: -sum_i lambda_ci
 
     @uses_n_jobs
