@@ -399,7 +399,7 @@ class CategoricalNB(_BaseDiscreteNB):
         counts = self._category_counts.compact_form()
         if counts is None:
             raise ValueError("the model's counts are no longer compact (it was refitted while predicting).")
-        return self._derived("settled", counts.settled)
+        return self._derived_from("settled", counts, counts.settled)
 
     def _compact_state(self):
         """(settled compact counts, class_count_, n_categories_), each read once and checked against the others:

@@ -286,7 +286,8 @@ class _CountNB(_BaseDiscreteNB):
     def _counts(self):
         """The statistics with every batch added: a compact model's pending entries are settled on first use
         (and kept with the derived tables)."""
-        return self._derived("settled", self._feature_counts.settled)
+        counts = self._feature_counts
+        return self._derived_from("settled", counts, counts.settled)
 
     def _is_compact(self):
         counts = self._feature_counts

@@ -9,7 +9,7 @@ import pytest
 
 import nbfast
 from nbfast.datasets import make_documents
-from nbfast.naive_bayes import _count, _counts
+from nbfast.naive_bayes import _counts
 
 ESTIMATORS = [nbfast.MultinomialNB, nbfast.ComplementNB, nbfast.BernoulliNB, nbfast.PoissonNB,
               nbfast.CategoricalNB, nbfast.GaussianNB, nbfast.MixedNB]
@@ -75,13 +75,13 @@ def test_a_complement_prediction_in_the_middle_of_partial_fit_sees_the_model_bef
     model.partial_fit(X[100:200], y[100:200])  # tables left to the next prediction
     expected = copy.deepcopy(model).predict_proba(X)
     seen = []
-    add_class_counts = _count.add_class_counts
+    add_class_counts = _counts.add_class_counts
 
     def add_then_predict(*args):
         add_class_counts(*args)
         seen.append(model.predict_proba(X))
 
-    monkeypatch.setattr(_count, "add_class_counts", add_then_predict)
+    monkeypatch.setattr(_counts, "add_class_counts", add_then_predict)
     model.partial_fit(X[200:], y[200:])
     assert len(seen) == 1
     np.testing.assert_array_equal(seen[0], expected)
