@@ -161,15 +161,38 @@ def _calls(tree, name):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name]
 
 
-@pytest.mark.parametrize("name", sorted(set(MODULES) - {KERNELS, "nbfast.naive_bayes._statistics"}))
-def test_only_the_statistics_module_knows_the_representation(name):
-    """Whether statistics or tables are dense or compact is asked of ``naive_bayes._statistics``, never tested
-    with isinstance elsewhere."""
+#: The modules that know which representation (dense or compact) statistics and tables have.
+REPRESENTATION_MODULES = {"nbfast.naive_bayes._counts", "nbfast.naive_bayes._tables"}
+#: The names that ask or decide it: only those modules (and the fold counts of a search, built on the policy's
+#: thresholds) may use them.
+REPRESENTATION_NAMES = {"fits_compact", "is_compact", "is_compact_table", "COMPACT_DENSITY",
+                        "COMPACT_INPUT_DENSITY"}
+
+
+@pytest.mark.parametrize("name", sorted(set(MODULES) - {KERNELS} - REPRESENTATION_MODULES))
+def test_only_the_counts_and_tables_modules_know_the_representation(name):
+    """Whether statistics or tables are dense or compact is known to ``_counts`` and ``_tables`` alone: no
+    other module tests it with isinstance, and no estimator module imports or reads the policy's predicate
+    and thresholds, nor the compact counts' fields that decide it."""
     tree = ast.parse(MODULES[name].read_text(), str(MODULES[name]))
-    representations = {"SparseCounts", "CompactTable"}
+    representations = {"SparseCounts", "DenseCounts", "CompactTable", "DenseTable"}
     tested = [ast.unparse(call) for call in _calls(tree, "isinstance")
               if {node.id for node in ast.walk(call.args[1]) if isinstance(node, ast.Name)} & representations]
     assert not tested
+    if name.startswith("nbfast.naive_bayes.") and name != "nbfast.naive_bayes._fold_counts":
+        named = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names}
+        named |= {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+        named |= {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+        assert not named & (REPRESENTATION_NAMES | {"n_pending"}), f"{name} decides the representation itself"
+
+
+def test_the_representation_check_sees_a_predicate(tmp_path, monkeypatch):
+    """The check above would catch an estimator module that decides dense or compact itself."""
+    probe = tmp_path / "_probe.py"
+    probe.write_text("from nbfast.naive_bayes._counts import fits_compact\n")
+    monkeypatch.setitem(MODULES, "nbfast.naive_bayes._probe", probe)
+    with pytest.raises(AssertionError, match="decides the representation"):
+        test_only_the_counts_and_tables_modules_know_the_representation("nbfast.naive_bayes._probe")
 
 
 @pytest.mark.parametrize("name", sorted(set(MODULES) - {KERNELS}))

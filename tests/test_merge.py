@@ -109,7 +109,9 @@ def test_merge_uses_the_estimator_hook():
         @classmethod
         def _merge_stats(cls, models):
             calls.append(len(models))
-            return {name: 2 * sum(getattr(m, name) for m in models) for name in cls._stat_names}
+            stats = super()._merge_stats(models)
+            stats["class_count_"] = 2 * stats["class_count_"]
+            return stats
 
     X, y = shard_data()
     models = fit_shards(DoubledNB, X, y, [0, 100, 240])

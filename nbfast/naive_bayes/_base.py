@@ -25,7 +25,7 @@ What an estimator can do is declared by class attributes, never discovered: ``_l
 ``_linear_terms``), ``_keeps_observed_count`` (the optional ``observed_count_`` statistic), ``_takes_missing``,
 ``_non_negative``, ``_composite``, the attribute lists ``_stat_names``, ``_fitted_attributes``,
 ``_compact_attributes`` and ``_float64_attributes``.  Which representation the statistics and tables have (dense
-or compact) is known to :mod:`nbfast.naive_bayes._statistics` only.
+or compact) is known to :mod:`nbfast.naive_bayes._counts` and :mod:`nbfast.naive_bayes._tables` only.
 
 Derived tables (what predictions read, derived from the statistics) belong to the model: ``_derived`` builds
 one on first use into the dict ``_derived_tables``, which ``_forget_derived`` replaces; neither pickles,
@@ -52,13 +52,13 @@ from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._params import check_parameters, checks_parameters, declare, uses_n_jobs
 from nbfast._validation import _feature_names, check_is_fitted, check_labels, check_sample_weight, check_X, check_y
-from nbfast.naive_bayes import _statistics
+from nbfast.naive_bayes._counts import check_statistics, for_next_batch
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
 from nbfast.naive_bayes._locking import serialized
 from nbfast.naive_bayes._merging import check_mergeable
 from nbfast.naive_bayes._sklearn import to_sklearn
-from nbfast.naive_bayes._statistics import check_scoring_table, dense_table, for_next_batch, score_table
 from nbfast.naive_bayes._stored import OBSERVED_COUNT, saved_form
+from nbfast.naive_bayes._tables import as_table, check_scoring_table
 from nbfast.naive_bayes._terms import contrast, pair_terms, terms_matrix
 
 
@@ -581,7 +581,7 @@ class _StatisticsNB(_BaseNB):
     def _fit_statistics(self, stats, classes, n_features, feature_names=None):
         """``fit`` from the statistics of its rows, counted elsewhere (a cross-validated search counts every
         fold at once), with parameters already validated: they are checked, then installed.  Returns self."""
-        _statistics.check_statistics(stats)
+        check_statistics(stats)
         self._commit(stats, classes, n_features, feature_names)
         return self
 
@@ -628,7 +628,7 @@ class _StatisticsNB(_BaseNB):
             stats = self._current_stats()
         y_index = encode_labels(classes, y)
         self._accumulate(stats, X, y_index, sample_weight)
-        _statistics.check_statistics(stats)  # before any of them is installed: a refused batch leaves the model as it was
+        check_statistics(stats)  # before any of them is installed: a refused batch leaves the model as it was
         if first_call:
             self._commit(stats, classes, X.shape[1], feature_names)
         else:
@@ -649,7 +649,7 @@ class _LinearNB(_BaseNB):
     @abstractmethod
     def _linear_terms(self):
         """(table (n_features, n_classes), bias (n_classes,), binarize, threshold) of the scoring kernel: a dense
-        table or a :class:`~nbfast.naive_bayes._statistics.CompactTable`; the bias includes the class prior."""
+        table or a :class:`~nbfast.naive_bayes._tables.CompactTable`; the bias includes the class prior."""
 
     def _score_outside_the_linear_form(self, X, mode):
         """The scores when the linear terms cannot give them exactly (an infinite weight), else None."""
@@ -666,7 +666,7 @@ class _LinearNB(_BaseNB):
         bias = np.ascontiguousarray(bias, dtype=np.float64)
         check_scoring_table(table, bias, X.shape[1], len(self.classes_), self._log_prior())
         n_threads = effective_n_threads(X.nnz + X.shape[0] * table.shape[1])
-        return score_table(X, table, bias, binarize, threshold, mode, n_threads)
+        return as_table(table).score(X, bias, binarize, threshold, mode, n_threads)
 
     def _with_missing_rows(self, table, missing_rows):
         """``table`` (n_rows, n_classes) with ``missing_rows()`` (n_features, n_classes) stacked under it, built
@@ -677,7 +677,7 @@ class _LinearNB(_BaseNB):
 
     def _linear_export(self):
         table, bias = self._linear_terms()[:2]
-        return dense_table(table).T, bias
+        return as_table(table).toarray().T, bias
 
     def _pair_terms(self, X, first, second):
         table, bias, binarize, threshold = self._linear_terms()

@@ -17,7 +17,7 @@ gives it alpha / (N_c + alpha * n_categories_[j]): the probability of a
 category never seen in training (scikit-learn raises IndexError there).
 
 Compact form (many features, few nonzero categories: see
-:mod:`nbfast.naive_bayes._statistics`): only the counts of categories v > 0 are
+:mod:`nbfast.naive_bayes._counts`): only the counts of categories v > 0 are
 kept, by column, and category 0's follow from them, N_c0j = N_c - sum_v>0
 N_cjv.  Where class c never saw feature j nonzero, every delta of feature j is
 log(alpha) - log(N_c + alpha): a per-class default; the other (feature, class)
@@ -42,23 +42,14 @@ from nbfast.naive_bayes._categories import (
     column_starts,
     csr_on,
     dense_counts,
+    densified,
     moved_columns,
     seen_columns,
 )
 from nbfast.naive_bayes._count import _BaseDiscreteNB, accumulate_class_counts, count_classes
-from nbfast.naive_bayes._statistics import (
-    CompactTable,
-    SparseCounts,
-    count_values,
-    counts_shape,
-    fits_compact,
-    for_next_batch,
-    is_compact,
-    is_compact_table,
-    select_rows,
-    table_arrays,
-)
+from nbfast.naive_bayes._counts import DenseCounts, SparseCounts, for_next_batch, resettled, select_rows, sum_counts
 from nbfast.naive_bayes._stored import check_count_model_values
+from nbfast.naive_bayes._tables import CompactTable, as_table
 from nbfast.naive_bayes._terms import contrast, pair_terms, scores_from_joint_log_likelihood, terms_matrix
 
 # Category codes must fit an int64 exactly once converted from float.
@@ -259,7 +250,7 @@ class CategoricalNB(_BaseDiscreteNB):
             return {
                 "n_categories_": n_categories,
                 "class_count_": np.sum([m.class_count_ for m in models], axis=0),
-                "_category_counts": SparseCounts.sum(
+                "_category_counts": sum_counts(
                     [moved_columns(m._category_counts, m.n_categories_, n_categories) for m in models]),
             }
         counts = [np.zeros((len(models[0].classes_), n)) for n in n_categories]
@@ -271,7 +262,7 @@ class CategoricalNB(_BaseDiscreteNB):
         return {
             "n_categories_": n_categories,
             "class_count_": np.sum([m.class_count_ for m in models], axis=0),
-            "_category_counts": stacked,
+            "_category_counts": DenseCounts(stacked),
         }
 
     def _init_stats(self, n_classes, n_features):
@@ -284,7 +275,7 @@ class CategoricalNB(_BaseDiscreteNB):
     def _current_stats(self):
         counts = self._category_counts  # compact counts are immutable: adding a batch makes new ones
         return {"class_count_": for_next_batch(self.class_count_),
-                "_category_counts": for_next_batch(counts),
+                "_category_counts": counts.for_next_batch(),
                 "n_categories_": self.n_categories_}
 
     def _has_compact_table(self):
@@ -300,23 +291,18 @@ class CategoricalNB(_BaseDiscreteNB):
         old = stats["n_categories_"]
         new = np.maximum(np.maximum(old, largest + 1), self._min_categories(n_features))
         counts = stats["_category_counts"]
-        if is_compact(counts):
-            n_columns = int(np.sum(new + 1))
-            if self._has_compact_table() and fits_compact(
-                    counts.nnz + counts.n_pending + X.nnz, n_classes, n_columns, counting=True):
-                if not np.array_equal(old, new):
-                    counts = moved_columns(counts, old, new)
-                # the categories v > 0 (category 0 follows from them and the class counts)
-                counts = counts.add(self._category_matrix(X, new), y_index, sample_weight, binarize=True)
-                count_classes(y_index, sample_weight, stats["class_count_"])
-                stats["n_categories_"], stats["_category_counts"] = new, counts
-                return
-            counts = dense_counts(counts.settled(), stats["class_count_"], old)
         if not np.array_equal(old, new):  # move the counts to the wider layout
-            feature, category, old_columns = seen_columns(old)
-            grown = np.zeros((n_classes, int(np.sum(new + 1))))
-            grown[:, column_starts(new)[feature] + category] = counts[:, old_columns]
-            counts = grown
+            counts = moved_columns(counts, old, new)
+        counts = resettled(counts, self._has_compact_table(), batch_entries=X.nnz,
+                           to_dense=densified(stats["class_count_"], new))
+        compact = counts.compact_form()
+        if compact is not None:
+            # the categories v > 0 (category 0 follows from them and the class counts)
+            counts = compact.add(self._category_matrix(X, new), y_index, sample_weight, binarize=True)
+            count_classes(y_index, sample_weight, stats["class_count_"])
+            stats["n_categories_"], stats["_category_counts"] = new, counts
+            return
+        counts = counts.values  # dense: its own array (a copy, or new), added into in place
         # Categories v > 0 are counted from the stored entries; category 0 of
         # feature j gets N_c minus the class's rows where x_j > 0 or x_j is missing.
         categories = self._category_matrix(X, new)
@@ -333,7 +319,7 @@ class CategoricalNB(_BaseDiscreteNB):
             counts[:, zero] = np.maximum(counts[:, zero] + (batch_class_count[:, None] - present), 0.0)
         stats["class_count_"] += batch_class_count
         stats["n_categories_"] = new
-        stats["_category_counts"] = counts
+        stats["_category_counts"] = DenseCounts(counts)
 
     @staticmethod
     def _missing_counts_dropped(categories, y_index, sample_weight, class_count, counts):
@@ -358,7 +344,7 @@ class CategoricalNB(_BaseDiscreteNB):
         compact model (fitted with missing="error", then set to "ignore") is scored by its dense tables."""
         if not self._ignores_missing():
             return table
-        if is_compact_table(table):
+        if as_table(table).compact_form() is not None:
             return self._derived("missing_scoring",
                                  lambda: np.ascontiguousarray(self._deltas(self._stacked_log_prob()).T))
         return self._with_missing_rows(table, lambda: -self._stacked_log_prob()[:, column_starts(self.n_categories_)].T)
@@ -384,16 +370,11 @@ class CategoricalNB(_BaseDiscreteNB):
 
     def _update_feature_log_prob(self, alpha):
         self._forget_derived()
-        counts, n_classes = self._category_counts, len(self.classes_)
-        if is_compact(counts):
-            if self._has_compact_table() and fits_compact(counts.nnz + counts.n_pending, n_classes, counts.n_features):
-                self._become_compact(alpha)
-                return
-            counts = self._category_counts = counts.settled()
-            if self._has_compact_table() and fits_compact(counts.nnz, n_classes, counts.n_features):
-                self._become_compact(alpha)
-                return
-            self._category_counts = dense_counts(counts, self.class_count_, self.n_categories_)
+        counts = self._category_counts = resettled(self._category_counts, self._has_compact_table(),
+                                                   to_dense=densified(self.class_count_, self.n_categories_))
+        if counts.compact_form() is not None:
+            self._become_compact(alpha)
+            return
         self._set_log_prob(self._smoothed_log_prob(alpha))
 
     # ---------------------------------------------------------- compact form
@@ -404,7 +385,8 @@ class CategoricalNB(_BaseDiscreteNB):
         self._dense_tables = None
 
     def _is_compact(self):
-        return is_compact(self._category_counts) and self._dense_tables is None
+        counts = self._category_counts
+        return counts is not None and counts.compact_form() is not None and self._dense_tables is None
 
     def _saved_attributes(self):
         return self._compact_attributes if self._is_compact() else self._fitted_attributes
@@ -415,10 +397,10 @@ class CategoricalNB(_BaseDiscreteNB):
             self._linear_terms()
 
     def _settled_counts(self):
-        counts = self._category_counts
-        if not is_compact(counts):
+        counts = self._category_counts.compact_form()
+        if counts is None:
             raise ValueError("the model's counts are no longer compact (it was refitted while predicting).")
-        return self._derived("settled", counts.settled) if counts.pending else counts
+        return self._derived_from("settled", counts, counts.settled)
 
     def _compact_state(self):
         """(settled compact counts, class_count_, n_categories_), each read once and checked against the others:
@@ -433,8 +415,8 @@ class CategoricalNB(_BaseDiscreteNB):
     def _dense_category_counts(self):
         """The stacked dense counts, materialized (and kept until the model changes) for a compact model."""
         counts = self._category_counts
-        if not is_compact(counts):
-            return counts
+        if counts.compact_form() is None:
+            return counts.toarray()
         return self._derived("dense_counts", lambda: dense_counts(*self._compact_state()))
 
     def _table_alpha_now(self):
@@ -446,7 +428,7 @@ class CategoricalNB(_BaseDiscreteNB):
         """The compact counts of categories v > 0, ``(indptr, classes, values)`` by stacked column."""
         if not self._is_compact():
             raise AttributeError("'CategoricalNB' object has no attribute '_sparse_category_count'")
-        return self._settled_counts().arrays()
+        return self._settled_counts().to_saved()
 
     @_sparse_category_count.setter
     def _sparse_category_count(self, arrays):
@@ -554,7 +536,7 @@ class CategoricalNB(_BaseDiscreteNB):
         check_blocks(value, n_classes, n_categories, "category_count_")  # before the allocation they back
         if self._is_compact():  # as in scikit-learn, the parameters stay those of the last fit
             self._set_log_prob(self._smoothed_log_prob(self._table_alpha_now()))
-        self._category_counts = self._stacked(value, np.zeros((n_classes, int(np.sum(n_categories + 1)))))
+        self._category_counts = DenseCounts(self._stacked(value, np.zeros((n_classes, int(np.sum(n_categories + 1))))))
         self._forget_derived()
 
     @property
@@ -578,7 +560,7 @@ class CategoricalNB(_BaseDiscreteNB):
     def feature_log_prob_(self, value):
         n_categories = check_n_categories(self.n_categories_, self.n_features_in_)
         check_blocks(value, len(self.classes_), n_categories, "feature_log_prob_")
-        if counts_shape(self._category_counts) != (len(self.classes_), int(np.sum(n_categories + 1))):
+        if self._category_counts.shape != (len(self.classes_), int(np.sum(n_categories + 1))):
             raise ValueError("set category_count_ (for the current n_categories_) before feature_log_prob_.")
         # The unseen slots are derived from the counts and alpha.
         log_prob = self._stacked(value, self._smoothed_log_prob(self._check_alpha(self.n_features_in_)))
@@ -604,8 +586,8 @@ class CategoricalNB(_BaseDiscreteNB):
         n_classes, compact = len(self.classes_), self._is_compact()
         width = int(np.sum(check_n_categories(self.n_categories_, self.n_features_in_) + 1))
         counts = self._category_counts
-        if counts_shape(counts) != (n_classes, width):
-            raise ValueError(f"category_counts has shape {counts_shape(counts)}, expected {(n_classes, width)}.")
+        if counts.shape != (n_classes, width):
+            raise ValueError(f"category_counts has shape {counts.shape}, expected {(n_classes, width)}.")
         dense = None if compact else self._dense_tables
         arrays = [("class_log_prior_", self.class_log_prior_, (n_classes,))]
         if not compact:
@@ -615,8 +597,8 @@ class CategoricalNB(_BaseDiscreteNB):
             if np.shape(value) != shape:
                 raise ValueError(f"{name} has shape {np.shape(value)}, expected {shape}.")
         check_counts(self.class_count_, "class_count_")
-        check_counts(count_values(counts), "category_count_")
-        for values in table_arrays(self._linear_terms()[0]) if compact else (dense.log_prob,):
+        check_counts(counts.values, "category_count_")
+        for values in as_table(self._linear_terms()[0]).arrays() if compact else (dense.log_prob,):
             check_no_nan(values, "feature_log_prob_")
         check_log_prior(self.class_log_prior_, "class_log_prior_")
 

@@ -6,8 +6,7 @@ from typing import NamedTuple
 import numpy as np
 
 from nbfast import _sparse as sp
-from nbfast._kernels.compact import pointer_array
-from nbfast.naive_bayes._statistics import SparseCounts
+from nbfast.naive_bayes._counts import DenseCounts
 
 
 def column_starts(n_categories):
@@ -25,12 +24,10 @@ def seen_columns(n_categories):
 
 
 def moved_columns(counts, old, new):
-    """Compact counts of the category columns of layout ``old`` (n_categories) moved to layout ``new``."""
-    counts = counts.settled()
+    """Counts of the category columns of layout ``old`` (n_categories) moved to layout ``new`` (the slots hold
+    nothing)."""
     feature, category, old_columns = seen_columns(old)
-    per_column = np.zeros(int(np.sum(new + 1)) + 1, dtype=np.int64)  # the slots hold nothing
-    per_column[column_starts(new)[feature] + category + 1] = np.diff(counts.indptr)[old_columns]
-    return SparseCounts(pointer_array(np.cumsum(per_column)), counts.classes, counts.values, counts.n_classes)
+    return counts.moved_columns(old_columns, column_starts(new)[feature] + category, int(np.sum(new + 1)))
 
 
 def dense_counts(counts, class_count, n_categories):
@@ -39,6 +36,11 @@ def dense_counts(counts, class_count, n_categories):
     starts = column_starts(n_categories)
     dense[:, starts] = np.maximum(class_count[:, None] - np.add.reduceat(dense, starts, axis=1), 0.0)
     return dense
+
+
+def densified(class_count, n_categories):
+    """How compact counts of this layout become dense ones (:func:`~nbfast.naive_bayes._counts.resettled`)."""
+    return lambda counts: DenseCounts(dense_counts(counts, class_count, n_categories))
 
 
 def check_n_categories(n_categories, n_features):

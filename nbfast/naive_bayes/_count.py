@@ -3,7 +3,7 @@ CategoricalNB's base) and ``_CountNB``, the fit, tables and fitted attributes of
 log-likelihood is linear in the (possibly binarized) counts.
 
 Their statistics are dense, or compact when the data holds few (class, feature) pairs (a large vocabulary: see
-:mod:`nbfast.naive_bayes._statistics`).  A dense model keeps its log-probability table once, as (n_features,
+:mod:`nbfast.naive_bayes._counts`).  A dense model keeps its log-probability table once, as (n_features,
 n_classes) row-major for the scoring kernel; ``feature_log_prob_`` is the (n_classes, n_features) view of it
 that scikit-learn users expect.
 """
@@ -16,7 +16,6 @@ from numbers import Real
 import numpy as np
 
 from nbfast._kernels import tables
-from nbfast._kernels.counts import add_class_counts
 from nbfast._kernels.scoring import Output, score_csr
 from nbfast._kernels.threads import effective_n_threads
 from nbfast._params import N_JOBS, Interval, declare
@@ -27,22 +26,15 @@ from nbfast._validation import (
     check_no_nan,
 )
 from nbfast.naive_bayes._base import OBSERVED_COUNT, _LinearNB, _StatisticsNB
-from nbfast.naive_bayes._statistics import (
+from nbfast.naive_bayes._counts import (
+    DenseCounts,
     SparseCounts,
-    as_dense,
+    add_feature_sums,
     count_nonzeros,
-    count_values,
-    counts_shape,
-    fits_compact,
-    has_pending,
-    is_compact,
-    is_compact_table,
-    negated,
-    select_rows,
-    settled,
+    resettled,
     sum_counts,
-    table_arrays,
 )
+from nbfast.naive_bayes._tables import as_table
 from nbfast.naive_bayes._terms import (
     class_log_prior,
 )
@@ -50,41 +42,28 @@ from nbfast.naive_bayes._terms import (
 _ALPHA_LOWER_BOUND = 1e-10
 
 
-def group_rows_by_class(y_index, n_classes):
-    """Row order grouping rows by class (stable) and each class's start in it."""
-    if n_classes <= 1 << 16:  # numpy's stable sort of 8- and 16-bit keys is a radix sort
-        y_index = y_index.astype(np.uint8 if n_classes <= 1 << 8 else np.uint16)
-    order = np.argsort(y_index, kind="stable").astype(np.intp, copy=False)
-    start = np.zeros(n_classes + 1, dtype=np.intp)
-    np.cumsum(np.bincount(y_index, minlength=n_classes), out=start[1:])
-    return order, start
-
-
-def count_classes(y_index, sample_weight, class_count):
-    """Add the (weighted) number of samples of each class to ``class_count`` in place."""
+def count_classes(y_index, sample_weight, class_count, rows=None):
+    """Add the (weighted) number of samples of each class to ``class_count`` in place (of the rows ``rows``
+    only, when given)."""
+    if rows is not None:
+        y_index, sample_weight = y_index[rows], None if sample_weight is None else sample_weight[rows]
     class_count += np.bincount(y_index, weights=sample_weight, minlength=class_count.shape[0])
+
+
+def check_counts_shape(counts, class_count, n_features):
+    """Refuse counts (an array or Counts) not of shape (classes of ``class_count``, ``n_features``): a kernel
+    adding a batch writes counts[y_index, X.indices]."""
+    if counts.shape != (class_count.shape[0], n_features):
+        raise ValueError(f"feature_count_ has shape {counts.shape}, expected {(class_count.shape[0], n_features)}.")
 
 
 def accumulate_class_counts(X, y_index, sample_weight, class_count, feature_count, *, binarize=False, threshold=0.0,
                             rows=None):
-    """Add per-class sample counts and per-(class, feature) sums of f(x) in place.
-
-    ``f(x) = x``, or ``[x > threshold]`` when ``binarize``: the statistic of every
-    discrete model.  ``X`` is validated CSR; ``y_index`` and ``sample_weight`` have
-    a value per row of X.  With ``rows`` (valid row indices), only those rows are
-    counted, read in place.
-    """
-    n_classes = class_count.shape[0]
-    if feature_count.shape != (n_classes, X.shape[1]):  # the kernel writes feature_count[y_index, X.indices]
-        raise ValueError(f"feature_count_ has shape {feature_count.shape}, expected {(n_classes, X.shape[1])}.")
-    labels = y_index if rows is None else y_index[rows]
-    count_classes(labels, sample_weight if sample_weight is None or rows is None else sample_weight[rows], class_count)
-    order, start = group_rows_by_class(labels, n_classes)
-    if rows is not None:
-        order = rows[order]
-    weights = np.empty(0) if sample_weight is None else sample_weight
-    add_class_counts(X.data, X.indices, X.indptr, order, start, weights, binarize, threshold, feature_count,
-                     effective_n_threads(count_nonzeros(X, rows)))
+    """Add per-class sample counts and per-(class, feature) sums of f(x) (a dense array) in place: see
+    :func:`~nbfast.naive_bayes._counts.add_feature_sums`."""
+    check_counts_shape(feature_count, class_count, X.shape[1])
+    count_classes(y_index, sample_weight, class_count, rows)
+    add_feature_sums(X, y_index, sample_weight, feature_count, binarize=binarize, threshold=threshold, rows=rows)
 
 
 def soft_class_counts(X, *, binarize=False, threshold=0.0):
@@ -198,7 +177,7 @@ class _CountNB(_BaseDiscreteNB):
     Statistics: ``class_count_`` and the per-(class, feature) sums of f(x), kept
     dense (n_classes, n_features) or compact (:class:`SparseCounts`, by
     feature), whichever the density of the data calls for (see
-    :mod:`nbfast.naive_bayes._statistics`).  The scoring tables are derived from
+    :mod:`nbfast.naive_bayes._counts`).  The scoring tables are derived from
     them on first use (``fit`` builds them at once; ``partial_fit`` and
     ``merge`` leave them to the next prediction, so that many batches cost
     about one fit) and kept among the model's derived tables.  A subclass gives its tables
@@ -216,7 +195,10 @@ class _CountNB(_BaseDiscreteNB):
     _feature_counts = None
     #: ``feature_log_prob_`` as assigned (scoring layout), which the tables then derive from; None: from the counts.
     _log_prob_override = None
-    #: The parameters the tables derive from, as they were at the last fit (``_table_parameters``).
+    #: The parameters the tables derive from, as they were at the last fit (``_table_parameters``): the tables
+    #: are derived on first use (partial_fit and merge leave them to the next prediction), with the parameters
+    #: of the last fit as in scikit-learn, not with those set since.  None: the model was rebuilt from its
+    #: attributes, whose parameters are checked where the tables are derived.
     _table_params = None
     #: Whether the statistics are sums of x (not binarized, no missing values) and ``_search_terms(logs)``
     #: gives the compact tables of several alphas (a LogTable's) at once, as (CompactTables, bias), or None
@@ -238,17 +220,11 @@ class _CountNB(_BaseDiscreteNB):
 
     def _accumulate(self, stats, X, y_index, sample_weight, rows=None):
         binarize, threshold = self._kernel_threshold()
-        class_count, counts = stats["class_count_"], stats["_feature_counts"]
-        if is_compact(counts):
-            if self._has_compact_table() and fits_compact(counts.nnz + counts.n_pending + count_nonzeros(X, rows),
-                                                          counts.n_classes, counts.n_features, counting=True):
-                X, y_index, sample_weight = select_rows(rows, X, y_index, sample_weight)
-                count_classes(y_index, sample_weight, class_count)
-                stats["_feature_counts"] = counts.add(X, y_index, sample_weight, binarize=binarize, threshold=threshold)
-                return
-            counts = stats["_feature_counts"] = as_dense(counts)
-        accumulate_class_counts(X, y_index, sample_weight, class_count, counts, binarize=binarize, threshold=threshold,
-                                rows=rows)
+        check_counts_shape(stats["_feature_counts"], stats["class_count_"], X.shape[1])
+        counts = resettled(stats["_feature_counts"], self._has_compact_table(), batch_entries=count_nonzeros(X, rows))
+        count_classes(y_index, sample_weight, stats["class_count_"], rows)
+        stats["_feature_counts"] = counts.add(X, y_index, sample_weight, binarize=binarize, threshold=threshold,
+                                              rows=rows)
 
     def _soft_label_accumulator(self, X):
         if self._ignores_missing():
@@ -258,9 +234,9 @@ class _CountNB(_BaseDiscreteNB):
         accumulate = soft_class_counts(X, binarize=binarize, threshold=threshold)
 
         def accumulate_counts(stats, class_weight):
-            # soft labels give every class a share of every feature: dense
-            counts = stats["_feature_counts"] = as_dense(stats["_feature_counts"])
-            accumulate(class_weight, stats["class_count_"], counts)
+            # soft labels give every class a share of every feature: dense counts, added into in place
+            counts = stats["_feature_counts"] = resettled(stats["_feature_counts"], compact_allowed=False)
+            accumulate(class_weight, stats["class_count_"], counts.values)
 
         return accumulate_counts
 
@@ -277,7 +253,7 @@ class _CountNB(_BaseDiscreteNB):
     def _complement_stats(cls, whole, part):
         # Counts add up over rows, so they subtract: the statistics of the other rows (whole + (-part) is
         # whole - part exactly, entry by entry, in either representation).
-        counts = sum_counts([whole._counts(), negated(part._counts())])
+        counts = sum_counts([whole._counts(), part._counts().negated()])
         stats = {"class_count_": np.asarray(whole.class_count_, dtype=np.float64) - part.class_count_,
                  "_feature_counts": counts}
         if whole._fitted_observed_count() is not None:
@@ -287,13 +263,7 @@ class _CountNB(_BaseDiscreteNB):
     def _update_feature_log_prob(self, alpha):
         # The tables are derived on first use, from the parameters of this moment.
         self._table_params = self._table_parameters(alpha)
-        counts = self._feature_counts
-        if is_compact(counts) and not (self._has_compact_table() and fits_compact(
-                counts.nnz + counts.n_pending, counts.n_classes, counts.n_features)):  # perhaps too dense: count
-            counts = counts.settled()
-            if not (self._has_compact_table() and fits_compact(counts.nnz, counts.n_classes, counts.n_features)):
-                counts = counts.toarray()
-            self._feature_counts = counts
+        self._feature_counts = resettled(self._feature_counts, self._has_compact_table())
         self._statistics_changed()
 
     def _table_parameters(self, alpha):
@@ -310,20 +280,18 @@ class _CountNB(_BaseDiscreteNB):
         self._forget_derived()
 
     def _build_tables(self):
-        if is_compact(self._feature_counts):  # fit had every batch at once: nothing to defer
-            self._feature_counts = settled(self._feature_counts)
+        self._feature_counts = self._feature_counts.settled()  # fit had every batch at once: nothing to defer
         self._scoring_terms()
 
     def _counts(self):
         """The statistics with every batch added: a compact model's pending entries are settled on first use
         (and kept with the derived tables)."""
         counts = self._feature_counts
-        if has_pending(counts):
-            return self._derived("settled", counts.settled)
-        return counts
+        return self._derived_from("settled", counts, counts.settled)
 
     def _is_compact(self):
-        return is_compact(self._feature_counts) and self._log_prob_override is None
+        counts = self._feature_counts
+        return counts is not None and counts.compact_form() is not None and self._log_prob_override is None
 
     def _saved_attributes(self):
         return self._compact_attributes if self._is_compact() else self._fitted_attributes
@@ -333,8 +301,8 @@ class _CountNB(_BaseDiscreteNB):
         """(table, bias without the prior): the table dense (n_features, n_classes) or a CompactTable."""
         def build():
             # each statistic read once and checked against the other: a refit in another thread replaces them
-            counts, class_count = self._counts(), np.asarray(self.class_count_, dtype=np.float64)
-            if not (is_compact(counts) and self._is_compact()):
+            counts, class_count = self._counts().compact_form(), np.asarray(self.class_count_, dtype=np.float64)
+            if counts is None or self._log_prob_override is not None:
                 return self._dense_terms(self._log_prob_table)
             if class_count.shape != (counts.n_classes,):
                 raise ValueError(f"class_count_ has shape {class_count.shape}, expected ({counts.n_classes},) (or "
@@ -350,8 +318,7 @@ class _CountNB(_BaseDiscreteNB):
     def _compact_feature_table(self):
         """The CompactTable (n_features, n_classes) whose transpose ``_feature_scores`` contrasts, when the model
         holds one (``nbfast.top_features`` then ranks its stored entries, never the dense table); else None."""
-        table = self._linear_terms()[0]
-        return table if is_compact_table(table) else None
+        return as_table(self._linear_terms()[0]).compact_form()
 
     @property
     def _log_prob_table(self):
@@ -360,7 +327,7 @@ class _CountNB(_BaseDiscreteNB):
         if override is not None:
             return override
         counts = self._counts()
-        return self._derived("log_prob", lambda: self._dense_log_table(as_dense(counts), self._params_for_tables()))
+        return self._derived("log_prob", lambda: self._dense_log_table(counts.toarray(), self._params_for_tables()))
 
     @abstractmethod
     def _dense_log_table(self, counts, params):
@@ -403,30 +370,23 @@ class _CountNB(_BaseDiscreteNB):
         """
         if self._feature_counts is None:
             raise self._missing("feature_count_")
-        counts = self._counts()
-        if is_compact(counts):
-            def materialize():
-                dense = counts.toarray()
-                dense.flags.writeable = False
-                return dense
-
-            return self._derived("feature_count", materialize)
-        return counts
+        return self._derived("feature_count", self._counts().as_attribute)
 
     @feature_count_.setter
     def feature_count_(self, value):
         # As in scikit-learn, the parameters stay those of the last fit until the next one.
         if self._feature_counts is not None and self._log_prob_override is None:
             self._log_prob_override = self._log_prob_table
-        self._feature_counts = np.asarray(value)
+        self._feature_counts = DenseCounts(np.asarray(value))
         self._forget_derived()
 
     @property
     def _sparse_feature_count(self):
         """The compact counts as ``(indptr, classes, values)`` (what a model file stores for a compact model)."""
-        if not is_compact(self._feature_counts):
+        counts = self._counts().compact_form()
+        if counts is None:
             raise self._missing("_sparse_feature_count")
-        return self._counts().arrays()
+        return counts.to_saved()
 
     @_sparse_feature_count.setter
     def _sparse_feature_count(self, arrays):
@@ -470,18 +430,18 @@ class _CountNB(_BaseDiscreteNB):
         the right shape, no NaN in what scoring reads and no +inf in the bias (O(C x D), or O(nnz) compact)."""
         super()._validate_fitted()
         n_classes, n_features = len(self.classes_), self.n_features_in_
-        shape = counts_shape(self._feature_counts)
+        shape = self._feature_counts.shape
         if shape != (n_classes, n_features):
             raise ValueError(f"feature_count_ has shape {shape}, expected {(n_classes, n_features)}.")
         check_counts(self.class_count_, "class_count_")
         counts = self._counts()
-        check_counts(count_values(counts), "feature_count_")
+        check_counts(counts.values, "feature_count_")
         table, bias = self._linear_terms()[:2]
         if np.shape(table) != (n_features, n_classes) or np.shape(bias) != (n_classes,):
             raise ValueError(
                 f"the scoring table has shape {np.shape(table)} and the bias {np.shape(bias)}, "
                 f"expected ({n_features}, {n_classes}) and ({n_classes},)."
             )
-        for values in table_arrays(table):
+        for values in as_table(table).arrays():
             check_no_nan(values, "feature_log_prob_ (the scoring table derived from it)")
         check_log_prior(bias, "class_log_prior_ (the scoring bias derived from it)")

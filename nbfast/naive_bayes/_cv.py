@@ -73,8 +73,8 @@ from nbfast.naive_bayes._capabilities import NotIncremental
 from nbfast.naive_bayes._categorical import CategoricalNB
 from nbfast.naive_bayes._cv_scores import rank_scores, scores_of_alphas, searches_alphas_at_once
 from nbfast.naive_bayes._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
+from nbfast.naive_bayes._fold_counts import FoldCounts
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
-from nbfast.naive_bayes._statistics import FoldCounts, fits_compact
 from nbfast.naive_bayes._wrapper import _WrapperNB
 
 #: The smoothing values searched by default.
@@ -257,14 +257,14 @@ class _CountNBCV(_WrapperNB):
         """The FoldCounts of the test sets (which partition the rows) when the base model searches several alphas
         at once and would keep compact statistics of X, compact tables for every alpha; else None."""
         n_features = X.shape[1]
-        if not (searches_alphas_at_once(self._base_class) and fits_compact(X.nnz, n_classes, n_features, counting=True)
+        if not (searches_alphas_at_once(self._base_class) and FoldCounts.input_fits(X, n_classes)
                 and all(self._base_estimator(float(alpha))._has_compact_table() for alpha in alphas)):
             return None
         fold = np.empty(X.shape[0], dtype=np.intp)
         for k, (_, test) in enumerate(splits):
             fold[test] = k
         counts = FoldCounts.count(X, y_index, fold, sample_weight, n_classes, len(splits))
-        return counts if fits_compact(counts.n_entries, n_classes, n_features) else None
+        return counts if counts.kept_compact(n_features) else None
 
     def _splits(self, X, y, classes, y_index):
         """The (train, test) row indices of ``cv`` (intp arrays, each index in range: the kernels read these rows

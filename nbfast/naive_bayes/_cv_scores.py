@@ -7,7 +7,9 @@ from nbfast._kernels import scoring
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
 from nbfast.naive_bayes._count import _CountNB
-from nbfast.naive_bayes._statistics import LogTable, count_nonzeros, score_side_by_side
+from nbfast.naive_bayes._counts import count_nonzeros
+from nbfast.naive_bayes._fold_counts import LogTable, score_side_by_side
+from nbfast.naive_bayes._tables import as_table
 
 
 def rank_scores(means):
@@ -134,7 +136,7 @@ def _linear_table(model, X, mode):
     if model._score_outside_the_linear_form(X, mode) is not None:
         return None
     table, bias = model._linear_terms()[:2]
-    if not isinstance(table, np.ndarray):  # a compact table
+    if as_table(table).compact_form() is not None:
         return None
     return table, np.ascontiguousarray(bias, dtype=np.float64)
 

@@ -19,17 +19,11 @@ from nbfast._validation import (
     MISSING,
     check_missing,
 )
-from nbfast.naive_bayes._count import _BaseDiscreteNB, _CountNB, accumulate_class_counts, alpha_weighted_sum
-from nbfast.naive_bayes._statistics import (
-    CompactTable,
-    CompactTables,
-    as_dense,
-    feature_totals,
-    is_compact_table,
-    select_rows,
-    smoothed_table,
-)
+from nbfast.naive_bayes._count import _BaseDiscreteNB, _CountNB, alpha_weighted_sum, check_counts_shape, count_classes
+from nbfast.naive_bayes._counts import DenseCounts, add_feature_sums, resettled, select_rows
+from nbfast.naive_bayes._fold_counts import CompactTables
 from nbfast.naive_bayes._stored import check_count_model_values
+from nbfast.naive_bayes._tables import CompactTable, as_table, smoothed_table
 from nbfast.naive_bayes._terms import (
     missing_as_columns,
     pair_terms,
@@ -114,7 +108,7 @@ class MultinomialNB(_CountNB):
 
     def _log_parameter_prior(self):
         # theta_c ~ Dirichlet(alpha + 1), whose mode is the smoothed estimate: sum_ci alpha_i log theta_ci
-        return alpha_weighted_sum(self._check_alpha(self.n_features_in_), self._log_prob_table)
+        return alpha_weighted_sum(self._params_for_tables()["alpha"], self._log_prob_table)
 
     def _check_stored_values(self):
         """Its class prior, log-probabilities and scoring table."""
@@ -224,7 +218,7 @@ class BernoulliNB(_CountNB):
     def _init_stats(self, n_classes, n_features):
         stats = super()._init_stats(n_classes, n_features)
         if self._ignores_missing():  # dense: observed_count_ is (n_classes, n_features) anyway
-            stats["_feature_counts"] = np.zeros((n_classes, n_features))
+            stats["_feature_counts"] = DenseCounts.empty(n_classes, n_features)
             stats["observed_count_"] = np.zeros((n_classes, n_features))
         return stats
 
@@ -233,19 +227,20 @@ class BernoulliNB(_CountNB):
             super()._accumulate(stats, X, y_index, sample_weight, rows)
             return
         # continuing a compact model, with missing values: dense
-        stats["_feature_counts"] = as_dense(stats["_feature_counts"])
+        stats["_feature_counts"] = resettled(stats["_feature_counts"], compact_allowed=False)
         self._accumulate_observed(stats, *select_rows(rows, X, y_index, sample_weight))
 
     def _accumulate_observed(self, stats, X, y_index, sample_weight):
         """``_accumulate`` keeping ``observed_count_``: N_c minus the class's missing values of each feature."""
         binarize, threshold = self._kernel_threshold()
         observed, missing = split_missing(X)
+        check_counts_shape(stats["_feature_counts"], stats["class_count_"], X.shape[1])
         class_count = np.zeros_like(stats["class_count_"])
-        counts = stats["_feature_counts"]
-        accumulate_class_counts(observed, y_index, sample_weight, class_count, counts,
-                                binarize=binarize, threshold=threshold)
-        missing_count = np.zeros_like(counts)
-        accumulate_class_counts(missing, y_index, sample_weight, np.zeros_like(class_count), missing_count)
+        count_classes(y_index, sample_weight, class_count)
+        stats["_feature_counts"] = stats["_feature_counts"].add(observed, y_index, sample_weight, binarize=binarize,
+                                                                threshold=threshold)
+        missing_count = np.zeros((class_count.shape[0], X.shape[1]))
+        add_feature_sums(missing, y_index, sample_weight, missing_count)
         if "observed_count_" not in stats:  # continuing a model fitted without missing values
             stats["observed_count_"] = np.repeat(stats["class_count_"][:, None], X.shape[1], axis=1)
         stats["observed_count_"] += class_count[:, None] - missing_count
@@ -287,7 +282,7 @@ class BernoulliNB(_CountNB):
         """(X as :func:`missing_as_columns` makes it, the stacked table, the bias) with missing values: a missing
         x_i scores -log(1 - theta_i), taking back the absence term the bias holds."""
         table, bias = self._scoring_terms()
-        if is_compact_table(table):  # fitted compact, then set_params(missing="ignore"): scored densely
+        if as_table(table).compact_form() is not None:  # fitted compact, then set_params(missing="ignore")
             table, bias = self._derived("dense_scoring", lambda: self._dense_terms(self._log_prob_table))
         binarize, threshold = self._kernel_threshold()
         stacked = self._with_missing_rows(table, lambda: -np.log1p(-np.exp(self._log_prob_table)))
@@ -313,7 +308,7 @@ class BernoulliNB(_CountNB):
 
     def _log_parameter_prior(self):
         # theta_ci ~ Beta(alpha + 1, alpha + 1): sum_ci alpha (log theta_ci + log(1 - theta_ci))
-        alpha = self._check_alpha(self.n_features_in_)
+        alpha = self._params_for_tables()["alpha"]
         with np.errstate(divide="ignore"):
             log_absent = np.log1p(-np.exp(self._log_prob_table))
         return alpha_weighted_sum(alpha, self._log_prob_table) + alpha_weighted_sum(alpha, log_absent)
@@ -479,7 +474,7 @@ class ComplementNB(_CountNB):
         if self._feature_counts is None:
             raise self._missing("feature_all_")
         counts = self._counts()
-        return self._derived("feature_all", lambda: feature_totals(counts))
+        return self._derived("feature_all", counts.feature_totals)
 
     @feature_all_.setter
     def feature_all_(self, value):
@@ -590,7 +585,7 @@ class PoissonNB(_CountNB):
 
     def _log_parameter_prior(self):
         # lambda_ci ~ Gamma(alpha_i + 1, beta): sum_ci alpha_i log lambda_ci - beta lambda_ci
-        return (alpha_weighted_sum(self._check_alpha(self.n_features_in_), self._log_prob_table)
+        return (alpha_weighted_sum(self._params_for_tables()["alpha"], self._log_prob_table)
                 + float(self.beta) * float(self._scoring_terms()[1].sum()))  # the bias: -sum_i lambda_ci
 
     @uses_n_jobs

@@ -30,8 +30,7 @@ from nbfast._validation import (
     check_X,
 )
 from nbfast.naive_bayes._base import _StatisticsNB, encode_labels, unique_classes
-from nbfast.naive_bayes._count import group_rows_by_class
-from nbfast.naive_bayes._statistics import select_rows
+from nbfast.naive_bayes._counts import group_rows_by_class, select_rows
 from nbfast.naive_bayes._terms import pair_terms, terms_matrix
 
 VARIANCES = ("class_feature", "feature", "class", "global")

@@ -20,7 +20,7 @@ from nbfast._validation import (
     check_scoring_bias,
     check_table_values,
 )
-from nbfast.naive_bayes._statistics import table_arrays
+from nbfast.naive_bayes._tables import as_table
 
 #: The optional statistic of models fitted with missing values (see ``_BaseNB._keeps_observed_count``).
 OBSERVED_COUNT = "observed_count_"
@@ -76,7 +76,7 @@ def check_scoring_terms(model):
     """A linear model's scoring table (derived from its statistics and parameters): every entry finite, and its
     per-class bias."""
     table, bias = model._linear_terms()[:2]
-    for values in table_arrays(table):
+    for values in as_table(table).arrays():
         check_table_values(values, f"the scoring table {type(model).__name__} derives from its statistics and "
                                    "parameters")
     check_scoring_bias(bias, "the per-class scoring bias")

@@ -9,7 +9,7 @@ from nbfast import _sparse as sp
 from nbfast._kernels.explain import pair_terms_csr
 from nbfast._kernels.scoring import Output
 from nbfast._kernels.threads import effective_n_threads
-from nbfast.naive_bayes._statistics import dense_table, is_compact_table
+from nbfast.naive_bayes._tables import as_table
 
 
 def split_missing(X):
@@ -83,11 +83,7 @@ def pair_terms(X, table, bias, first, second, *, binarize=False, threshold=0.0, 
     (X.nnz,) in X's order, and the bias difference (n_samples,).
     """
     terms = np.empty(X.nnz)
-    indices = X.indices
-    if is_compact_table(table):  # only the rows of the columns X uses: a compact table may be 2**20 x 500
-        used, indices = np.unique(X.indices, return_inverse=True)
-        table, indices = compact_rows(table, used), indices.astype(X.indices.dtype).reshape(-1)
-    table = dense_table(table)
+    table, indices = as_table(table).for_columns(X.indices)
     square = np.empty((0, 0)) if square is None else np.ascontiguousarray(square, dtype=np.float64)
     first, second = (np.ascontiguousarray(c, dtype=np.intp) for c in (first, second))
     pair_terms_csr(X.data, indices, X.indptr, table, square, binarize, threshold, first, second, terms,
@@ -95,21 +91,6 @@ def pair_terms(X, table, bias, first, second, *, binarize=False, threshold=0.0, 
     bias = np.asarray(bias, dtype=np.float64)
     with np.errstate(invalid="ignore"):  # two classes of prior 0: -inf - -inf
         return terms, bias[first] - bias[second]
-
-
-def compact_rows(table, features):
-    """Rows ``features`` (sorted, distinct) of a CompactTable as a dense (len(features), n_classes) float64 array,
-    each computed as ``table.toarray()`` computes it."""
-    starts, ends = table.indptr[features], table.indptr[features + 1]
-    rows = np.empty((len(features), table.shape[1]))
-    rows[:] = table.default
-    if table.base is not None:
-        rows += table.base[features, None] * (1.0 if table.scale is None else table.scale)
-    counts = ends - starts
-    row_of = np.repeat(np.arange(len(features)), counts)
-    entries = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
-    rows[row_of, table.classes[entries]] += table.deviation[entries]
-    return rows
 
 
 def terms_matrix(X, terms):

@@ -8,8 +8,8 @@ import scipy.sparse as sp
 from nbfast._kernels import compact, folds
 from nbfast._kernels.scoring import Output
 from nbfast.datasets import make_documents
+from nbfast.naive_bayes._counts import SparseCounts
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
-from nbfast.naive_bayes._statistics import SparseCounts
 
 
 def corpus(dtype=np.float64, index_dtype=np.int32, n_classes=9):

@@ -67,9 +67,9 @@ def test_jobs_caps_the_threads_of_a_model_whose_n_jobs_asks_more(corpus, tmp_pat
     nbfast.save(model.set_params(n_jobs=4), tmp_path / "m4", vectorizer=vectorizer)
     monkeypatch.setattr(threads, "MIN_WORK_PER_THREAD", 1)
     seen = []
-    score = nbfast.naive_bayes._base.score_table
-    monkeypatch.setattr(nbfast.naive_bayes._base, "score_table",
-                        lambda *args: seen.append((threading.current_thread().name, args[-1])) or score(*args))
+    for table in (nbfast.naive_bayes._tables.DenseTable, nbfast.naive_bayes._tables.CompactTable):
+        monkeypatch.setattr(table, "score", lambda *args, score=table.score: seen.append(
+            (threading.current_thread().name, args[-1])) or score(*args))
     status, err = _run(capsys, "predict", tmp_path / "m4", corpus, "-o", tmp_path / "o.csv", "-j", "1")
     assert status == 0, err
     assert seen and all(n_threads == 1 for _, n_threads in seen), seen

@@ -9,7 +9,7 @@ import pytest
 
 import nbfast
 from nbfast.datasets import make_documents
-from nbfast.naive_bayes import _count, _statistics
+from nbfast.naive_bayes import _counts
 
 ESTIMATORS = [nbfast.MultinomialNB, nbfast.ComplementNB, nbfast.BernoulliNB, nbfast.PoissonNB,
               nbfast.CategoricalNB, nbfast.GaussianNB, nbfast.MixedNB]
@@ -47,7 +47,7 @@ CASES = [pytest.param(cls, missing, id=f"{cls.__name__}-{'missing' if missing el
 @pytest.mark.parametrize("cls, missing", CASES)
 @pytest.mark.parametrize("representation", ["compact", "dense"])
 def test_partial_fit_leaves_every_array_a_prediction_reads_unchanged(cls, missing, representation, monkeypatch):
-    monkeypatch.setattr(_statistics, "REPRESENTATION", representation)
+    monkeypatch.setattr(_counts, "REPRESENTATION", representation)
     params = {"missing": "ignore"} if missing else {}
     if cls is nbfast.MixedNB:
         params["estimators"] = [("categories", nbfast.CategoricalNB(), slice(0, 20)),
@@ -69,19 +69,19 @@ def test_partial_fit_leaves_every_array_a_prediction_reads_unchanged(cls, missin
 def test_a_complement_prediction_in_the_middle_of_partial_fit_sees_the_model_before_it(monkeypatch):
     """The race of a prediction in another thread, made deterministic: the prediction runs inside partial_fit,
     right after the batch's counts are added, before the new statistics are installed."""
-    monkeypatch.setattr(_statistics, "REPRESENTATION", "dense")
+    monkeypatch.setattr(_counts, "REPRESENTATION", "dense")
     X, y = make_documents(300, 200, 4, mean_length=30, random_state=3)
     model = nbfast.ComplementNB().partial_fit(X[:100], y[:100], classes=np.unique(y))
     model.partial_fit(X[100:200], y[100:200])  # tables left to the next prediction
     expected = copy.deepcopy(model).predict_proba(X)
     seen = []
-    add_class_counts = _count.add_class_counts
+    add_class_counts = _counts.add_class_counts
 
     def add_then_predict(*args):
         add_class_counts(*args)
         seen.append(model.predict_proba(X))
 
-    monkeypatch.setattr(_count, "add_class_counts", add_then_predict)
+    monkeypatch.setattr(_counts, "add_class_counts", add_then_predict)
     model.partial_fit(X[200:], y[200:])
     assert len(seen) == 1
     np.testing.assert_array_equal(seen[0], expected)

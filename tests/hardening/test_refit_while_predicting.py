@@ -14,7 +14,7 @@ import pytest
 
 import nbfast
 from nbfast.datasets import make_documents
-from nbfast.naive_bayes import _statistics
+from nbfast.naive_bayes import _counts
 
 ESTIMATORS = [nbfast.MultinomialNB, nbfast.ComplementNB, nbfast.BernoulliNB, nbfast.PoissonNB,
               nbfast.CategoricalNB, nbfast.GaussianNB, nbfast.MixedNB]
@@ -78,7 +78,7 @@ def _switched_at_read(fitted, read, step):
 @pytest.mark.parametrize("tables", ["built", "deferred"])
 def test_a_refit_at_any_point_of_a_prediction_is_refused_or_harmless(cls, before, after, method, representation,
                                                                      tables, monkeypatch):
-    monkeypatch.setattr(_statistics, "REPRESENTATION", representation)
+    monkeypatch.setattr(_counts, "REPRESENTATION", representation)
     steps = _refit_steps(cls, before, after)
     X, fitted = before[0], cls().fit(*before)
 
@@ -111,7 +111,7 @@ def test_tables_derived_during_a_refit_are_not_kept_after_it(cls, before, after,
     """A prediction at any step of a refit may derive tables from a mix of the two states; once the refit has
     ended, predictions are those of the refitted model (here with another smoothing: the parameters the tables
     are derived with change too)."""
-    monkeypatch.setattr(_statistics, "REPRESENTATION", representation)
+    monkeypatch.setattr(_counts, "REPRESENTATION", representation)
     params = {name: value for name, value in {"alpha": 0.3, "var_smoothing": 1e-3}.items() if name in cls().get_params()}
     steps = _refit_steps(cls, before, after, **params)
     (final_state, final_forgets), X = steps[-1], after[0]

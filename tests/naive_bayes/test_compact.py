@@ -8,9 +8,10 @@ import pytest
 
 import nbfast
 from nbfast.datasets import make_documents
-from nbfast.naive_bayes import _statistics
+from nbfast.naive_bayes import _counts
 from nbfast.naive_bayes._calibrated import other_folds_model, out_of_fold_jll
-from nbfast.naive_bayes._statistics import CompactTable, SparseCounts
+from nbfast.naive_bayes._counts import SparseCounts
+from nbfast.naive_bayes._tables import CompactTable
 
 sk_nb = pytest.importorskip("sklearn.naive_bayes")
 
@@ -29,12 +30,12 @@ TOLERANCE = 1e-12
 @contextlib.contextmanager
 def represented(kind):
     """Count models fitted inside choose this representation ("compact", "dense" or "auto")."""
-    previous = _statistics.REPRESENTATION
-    _statistics.REPRESENTATION = kind
+    previous = _counts.REPRESENTATION
+    _counts.REPRESENTATION = kind
     try:
         yield
     finally:
-        _statistics.REPRESENTATION = previous
+        _counts.REPRESENTATION = previous
 
 
 def params_for(name, index, n_features):

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import nbfast
-from nbfast.naive_bayes import _cv, _cv_scores, _statistics
-from nbfast.naive_bayes._statistics import FoldCounts, LogTable
+from nbfast.naive_bayes import _counts, _cv, _cv_scores
+from nbfast.naive_bayes._fold_counts import FoldCounts, LogTable
 
 model_selection = pytest.importorskip("sklearn.model_selection")
 
@@ -155,7 +155,7 @@ def test_searches_that_cannot_count_every_fold_at_once_match_too(case, calls, mo
     X, y = compact_corpus(seed=4)
     alphas, cv = (ALPHAS + [0.0] if case == "an unsmoothed alpha" else ALPHAS), 3
     if case == "dense statistics":
-        monkeypatch.setattr(_statistics, "REPRESENTATION", "dense")
+        monkeypatch.setattr(_counts, "REPRESENTATION", "dense")
     if case == "shuffled splits":
         cv = model_selection.StratifiedShuffleSplit(3, test_size=0.3, random_state=0)
     scoring = "accuracy" if case == "an unsmoothed alpha" else "neg_log_loss"  # its posteriors hold NaN
@@ -181,7 +181,7 @@ def test_tiny_alphas_without_force_alpha_are_searched_at_once(calls):
 
 def test_a_degenerate_normalized_complement_model_is_scored_alpha_by_alpha(monkeypatch, calls):
     """One feature: every normalized weight is 0 / 0, which the tables of several alphas cannot hold."""
-    monkeypatch.setattr(_statistics, "REPRESENTATION", "compact")
+    monkeypatch.setattr(_counts, "REPRESENTATION", "compact")
     rng = np.random.default_rng(0)
     X, y = rng.integers(0, 3, size=(60, 1)).astype(np.float64), np.arange(60) % 2
     with warnings.catch_warnings():

@@ -11,7 +11,7 @@ import nbfast
 from nbfast._compat import clone
 from nbfast._kernels import threads
 from nbfast.datasets import make_documents
-from nbfast.naive_bayes import ESTIMATORS, _base, _count
+from nbfast.naive_bayes import ESTIMATORS, _counts, _tables
 
 ALL = sorted(ESTIMATORS)
 
@@ -34,8 +34,9 @@ def observed(monkeypatch):
             return kernel(*args)
         return call
 
-    monkeypatch.setattr(_count, "add_class_counts", spy("count", _count.add_class_counts))
-    monkeypatch.setattr(_base, "score_table", spy("score", _base.score_table))
+    monkeypatch.setattr(_counts, "add_class_counts", spy("count", _counts.add_class_counts))
+    for table in (_tables.DenseTable, _tables.CompactTable):  # score(self, X, ..., n_threads)
+        monkeypatch.setattr(table, "score", spy("score", table.score))
     return seen
 
 

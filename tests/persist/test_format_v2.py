@@ -13,8 +13,8 @@ from support.crafting import _layout, _raw_header
 import nbfast
 from nbfast import ModelFormatError, persist
 from nbfast.datasets import make_documents
-from nbfast.naive_bayes import _statistics
-from nbfast.naive_bayes._statistics import SparseCounts
+from nbfast.naive_bayes import _counts
+from nbfast.naive_bayes._counts import SparseCounts
 
 DATA = Path(__file__).parents[1] / "data"
 NAMES = ["MultinomialNB", "BernoulliNB", "ComplementNB", "PoissonNB"]
@@ -98,7 +98,7 @@ def test_version_1_files_agree_with_compact_models(stem, tmp_path, monkeypatch):
     X_train, y_train, X_test = make_models.DATA[data]()
     old = nbfast.load(DATA / f"{stem}.nbf")
     assert header_of(DATA / f"{stem}.nbf")["format_version"] == 1 and not old._is_compact()
-    monkeypatch.setattr(_statistics, "REPRESENTATION", "compact")
+    monkeypatch.setattr(_counts, "REPRESENTATION", "compact")
     model = make().fit(X_train, make_models.LABELS[labels](y_train))
     if not model._is_compact():  # a per-feature alpha has no compact BernoulliNB
         assert stem == "BernoulliNB-str"

@@ -26,7 +26,7 @@ from support.crafting import _layout, _raw_header
 
 import nbfast
 from nbfast import ModelFormatError
-from nbfast.naive_bayes import _statistics
+from nbfast.naive_bayes import _counts
 
 N_CASES = int(os.environ.get("NBFAST_FUZZ_CASES", 1200))
 CASE_TIMEOUT = 30
@@ -256,11 +256,11 @@ def _compact_model(name):
     """A model of format version 2 in compact form (its statistics by feature)."""
     def make():
         X = np.random.default_rng(3).poisson(0.3, size=(24, 40)).astype(np.float64)
-        previous, _statistics.REPRESENTATION = _statistics.REPRESENTATION, "compact"
+        previous, _counts.REPRESENTATION = _counts.REPRESENTATION, "compact"
         try:
             model = getattr(nbfast, name)().fit(X, np.arange(24) % 3)
         finally:
-            _statistics.REPRESENTATION = previous
+            _counts.REPRESENTATION = previous
         assert model._is_compact()
         with tempfile.TemporaryDirectory() as directory:
             nbfast.save(model, Path(directory) / "c.nbf")
