@@ -208,9 +208,11 @@ def clone(estimator):
 
 
 def check_classification_targets(y):
-    """Refuse targets a classifier cannot learn from: scikit-learn's check when installed."""
+    """Refuse targets a classifier cannot learn from: scikit-learn's check when installed (its probe of float
+    labels beyond int64, cast to int to compare, warns of the cast before refusing them: not said here)."""
     if SKLEARN_INSTALLED:
-        return sklearn_module("utils.multiclass", "fit").check_classification_targets(y)
+        with np.errstate(invalid="ignore", over="ignore"):
+            return sklearn_module("utils.multiclass", "fit").check_classification_targets(y)
     y = np.asarray(y)
     if y.dtype.kind == "f" and not np.all(np.mod(y, 1) == 0):
         raise ValueError("Unknown label type: continuous. Classification needs discrete class labels.")

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 import tracemalloc
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -174,7 +175,10 @@ def test_huge_labels_never_collapse_into_one_class(tmp_path, capsys):
     assert len(np.unique(integral_labels(labels))) == 2
     np.testing.assert_array_equal(integral_labels(np.array([3.0, 2.0**53])), [3, 2**53])
     save_npz(tmp_path / "x.npz", np.eye(4), y=labels)
-    status, err = _run(capsys, "train", tmp_path / "x.npz", "-o", tmp_path / "m.nbf")
+    with warnings.catch_warnings(record=True) as caught:  # a warning would be a line more on stderr
+        warnings.simplefilter("always")
+        status, err = _run(capsys, "train", tmp_path / "x.npz", "-o", tmp_path / "m.nbf")
+    assert not caught, [str(warning.message) for warning in caught]
     if status == 0:
         np.testing.assert_array_equal(nbfast.load(tmp_path / "m.nbf").classes_, [1e19, 1.5e19])
     else:
