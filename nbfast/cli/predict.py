@@ -27,6 +27,7 @@ from nbfast.cli._input import (
     read_blocks,
 )
 from nbfast.cli._writers import ArrowWriter, CsvWriter, NpyWriter, ParquetWriter, Predictions, prediction_columns
+from nbfast.decision import best_classes
 from nbfast.readers import COLUMNAR_FORMATS, STDIN, input_format
 from nbfast.readers.columnar import column_names
 
@@ -110,23 +111,6 @@ def check_columns(args, classes):
                            "to copy with --id-field")
     if taken is not None:
         raise CommandError(f"--id-field {taken}: the output has a column of that name already")
-
-
-def best_classes(proba, class_index, k):
-    """(class indices, probabilities), each (n_samples, k), of each row's k most probable classes.
-
-    The first is ``class_index``, the predicted class; the others follow by decreasing probability, equal ones
-    in the order of the model's classes (each pass takes the first largest).  k passes over the rows cost less
-    than sorting them for the few classes asked for.
-    """
-    rows = np.arange(proba.shape[0])
-    index, remaining = np.empty((proba.shape[0], k), np.int64), proba.copy()
-    index[:, 0] = class_index
-    for j in range(k):
-        if j:
-            index[:, j] = np.argmax(remaining, axis=1)
-        remaining[rows, index[:, j]] = -np.inf
-    return index, proba[rows[:, None], index]
 
 
 def predictions(model, X, args, columns):

@@ -129,6 +129,12 @@ def test_fit_equals_a_local_fit_and_predictions_equal_local_ones(spark, document
     X = vectorizer.transform([row.text for row in rows])
     np.testing.assert_allclose([row.probability for row in rows], local.predict_proba(X), rtol=1e-12)
     np.testing.assert_array_equal([row.prediction for row in rows], local.predict(X))
+    # the two most probable classes, best first, as nbfast predict --top-k 2 gives them
+    rows = nbspark.predict_proba(str(tmp_path / "m.nbf"), df, keep_cols=["text"], top_k=2).collect()
+    proba = local.predict_proba(vectorizer.transform([row.text for row in rows]))
+    best = np.argsort(-proba, axis=1, kind="stable")[:, :2]
+    np.testing.assert_array_equal([row.prediction for row in rows], local.classes_[best])
+    np.testing.assert_allclose([row.probability for row in rows], np.take_along_axis(proba, best, 1), rtol=1e-12)
     # as a column function
     scored = df.select("text", nbspark.predict_udf(tmp_path / "m.nbf")("text").alias("label")).collect()
     np.testing.assert_array_equal([row.label for row in scored],
@@ -218,6 +224,9 @@ def test_refusals_before_any_job(spark, documents, tmp_path):
         nbspark.predict(model, df, vectorizer=vectorizer, prediction_col="label")
     with pytest.raises(nbfast._compat.NotFittedError):
         nbspark.predict(nbfast.MultinomialNB(), df, vectorizer=vectorizer)
+    for top_k, error in ((0, ValueError), (4, ValueError), ("2", TypeError)):
+        with pytest.raises(error, match="top_k"):
+            nbspark.predict(model, df, vectorizer=vectorizer, top_k=top_k)
     with pytest.raises(TypeError, match="pyspark.sql.DataFrame"):
         nbspark.predict(model, docs, vectorizer=vectorizer)
     broken = io.BytesIO()
