@@ -23,9 +23,8 @@ from nbfast.naive_bayes._base import _BaseNB, unique_classes
 from nbfast.naive_bayes._capabilities import refuse_unless_incremental
 from nbfast.persist import load, save
 from nbfast.spark._common import check_input_type, column_values, features, limit_threads, reduce_partitions
-from nbfast.spark._vocabulary import fit_vocabulary
+from nbfast.spark._vocabulary import check_vocabulary_fit, fit_vocabulary
 from nbfast.text import CountVectorizer, HashingVectorizer
-from nbfast.text._vocabulary_parts import check_vocabulary_fit
 
 __all__ = ["fit"]
 

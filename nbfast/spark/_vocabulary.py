@@ -1,13 +1,13 @@
 """The first pass of a vocabulary fit on Spark: every partition's terms counted, the counts added up exactly.
 
-Each partition's Python worker counts its Arrow batches' terms as the
-vectorizer finds them, before any pruning
-(:func:`nbfast.text._vocabulary_parts.term_statistics`: each term's document
-frequency and count), and ships one Arrow table of them; the tables are added
-up term by term (integers: exact in any order), on the driver or as a tree on
-the executors, and :func:`nbfast.text._vocabulary_parts.fit_from_term_statistics`
-chooses the vocabulary from the sums as one fit on all the rows would.  Only
-terms and counts travel, never the documents.
+Each partition's Python worker counts its Arrow batches' terms in place as
+the vectorizer finds them, before any pruning
+(:class:`nbfast.text._counted_parts.CountedParts`: each term's document and
+term frequency), and ships one Arrow table of them; the tables are added up
+term by term (integers: exact in any order), each term placed where it first
+occurs, on the driver or as a tree on the executors; the vectorizer is then
+fitted on the sums, by the pruning code of a local fit.  Only terms and
+counts travel, never the documents.
 """
 
 import functools
@@ -17,12 +17,26 @@ import numpy as np
 
 from nbfast import _compat
 from nbfast.spark._common import limit_threads, reduce_partitions, refuse_nulls
-from nbfast.text._vocabulary_parts import fit_from_term_statistics, term_statistics
+from nbfast.text._counted_parts import CountedParts
 
-__all__ = ["fit_vocabulary"]
+__all__ = ["check_vocabulary_fit", "fit_vocabulary"]
 
 #: Each term's first occurrence, as (partition index << RANK_BITS) + its rank within the partition.
 RANK_BITS = 32
+
+
+def check_vocabulary_fit(vectorizer):
+    """Refuse, on the driver, invalid parameters (as ``fit`` would) and a vectorizer whose vocabulary cannot be
+    learned from counted partitions."""
+    vectorizer._validate_params()
+    try:
+        CountedParts(vectorizer)
+    except ValueError:
+        raise ValueError(f"this {type(vectorizer).__name__} cannot learn its vocabulary from counted partitions: a "
+                         "fixed vocabulary, settings that scikit-learn's vectorizer runs (a custom analyzer, "
+                         "tokenizer, preprocessor or token_pattern, say), or max_features with a dtype other than "
+                         "int32, int64 or float64 need the documents themselves. Fit it on a sample of them first, "
+                         "or use nbfast.text.HashingVectorizer, which needs no vocabulary.") from None
 
 
 def _table(terms, document_frequencies, counts, first):
@@ -65,19 +79,18 @@ def _partition_terms(batches, *, vectorizer, input_col):
     context = _compat.pyspark().TaskContext.get()
     partition = context.partitionId() if context is not None else 0
     limit_threads()
-    tables, n_documents = [], 0
+    parts, counted = CountedParts(vectorizer), False
     for batch in batches:
         if batch.num_rows == 0:
             continue
         column = batch.column(input_col)
         refuse_nulls(column, input_col)
-        terms, df, counts = term_statistics(vectorizer, column)
-        tables.append(_table(terms, df, counts, np.zeros(len(terms), np.int64)))
-        n_documents += batch.num_rows
-    if n_documents:
-        table = _added_up(tables)  # terms in the order of their first occurrence in the partition
-        first = (np.int64(partition) << RANK_BITS) + np.arange(table.num_rows, dtype=np.int64)
-        table = table.set_column(3, "first", pa.array(first, pa.int64()))
+        parts.add(parts.count(column))  # in the partition's order
+        counted = True
+    if counted:
+        terms, df, tf, n_documents = CountedParts.statistics(parts.merged(vectorizer))
+        first = (np.int64(partition) << RANK_BITS) + np.arange(len(terms), dtype=np.int64)
+        table = _table(terms, np.asarray(df), np.asarray(tf), first)  # terms in their order of first occurrence
         yield pa.RecordBatch.from_arrays([pa.array([_to_bytes(table, n_documents)], pa.binary())], names=["part"])
 
 
@@ -90,5 +103,7 @@ def fit_vocabulary(vectorizer, df, input_col):
         function, types.StructType([types.StructField("part", types.BinaryType(), False)]))
     table, n_documents = _from_bytes(reduce_partitions(parts, _merge))
     table = table.sort_by("first")  # the corpus' order of first occurrence, as vocabulary_ keeps it
-    return fit_from_term_statistics(vectorizer, table.column("term").to_pylist(), table.column("df").to_numpy(),
-                                    table.column("tf").to_numpy(), n_documents)
+    parts = CountedParts(vectorizer)
+    parts.add(CountedParts.from_statistics(table.column("term").to_pylist(), table.column("df").to_numpy(),
+                                           table.column("tf").to_numpy(), n_documents))
+    return vectorizer.fit(parts)
