@@ -27,7 +27,6 @@ from nbfast.cli._input import (
     read_blocks,
 )
 from nbfast.cli._writers import ArrowWriter, CsvWriter, NpyWriter, ParquetWriter, Predictions, prediction_columns
-from nbfast.decision import best_classes
 from nbfast.readers import COLUMNAR_FORMATS, STDIN, input_format
 from nbfast.readers.columnar import column_names
 
@@ -116,6 +115,8 @@ def check_columns(args, classes):
 def predictions(model, X, args, columns):
     """A block's :class:`nbfast.cli._writers.Predictions`: the label (and every class's probability), or the
     --top-k best classes and their probabilities; ``columns`` the input's kept columns."""
+    from nbfast.decision import best_classes  # here: the estimators, which it imports, are loaded by now
+
     class_index = model._predict_index(X)[1]
     if args.top_k:
         return Predictions(*best_classes(model.predict_proba(X), class_index, args.top_k), columns)
