@@ -112,26 +112,11 @@ def check_columns(args, classes):
         raise CommandError(f"--id-field {taken}: the output has a column of that name already")
 
 
-def best_classes(proba, class_index, k):
-    """(class indices, probabilities), each (n_samples, k), of each row's k most probable classes.
-
-    The first is ``class_index``, the predicted class; the others follow by decreasing probability, equal ones
-    in the order of the model's classes (each pass takes the first largest).  k passes over the rows cost less
-    than sorting them for the few classes asked for.
-    """
-    rows = np.arange(proba.shape[0])
-    index, remaining = np.empty((proba.shape[0], k), np.int64), proba.copy()
-    index[:, 0] = class_index
-    for j in range(k):
-        if j:
-            index[:, j] = np.argmax(remaining, axis=1)
-        remaining[rows, index[:, j]] = -np.inf
-    return index, proba[rows[:, None], index]
-
-
 def predictions(model, X, args, columns):
     """A block's :class:`nbfast.cli._writers.Predictions`: the label (and every class's probability), or the
     --top-k best classes and their probabilities; ``columns`` the input's kept columns."""
+    from nbfast.decision import best_classes  # here: the estimators, which it imports, are loaded by now
+
     class_index = model._predict_index(X)[1]
     if args.top_k:
         return Predictions(*best_classes(model.predict_proba(X), class_index, args.top_k), columns)

@@ -7,7 +7,9 @@
   (``spark.task.cpus``).
 - :func:`fit` fits a model on a DataFrame: each partition's statistics
   (``partial_fit``), shipped as model-file bytes and merged exactly, so the
-  result equals one local fit.
+  result equals one local fit; an unfitted CountVectorizer or
+  TfidfVectorizer first learns its vocabulary from the partitions' summed
+  term counts, as one fit on all the rows would.
 - :func:`from_spark_ml` and :func:`to_spark_ml` read and write Spark ML's
   saved ``NaiveBayesModel`` folders, without a JVM (pyarrow reads the parquet).
 

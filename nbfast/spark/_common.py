@@ -1,5 +1,5 @@
 """What scoring and fitting on Spark share: the model as model-file bytes, the per-worker model cache, Arrow
-columns to features and labels, and the task's thread budget.
+columns to features and labels, the task's thread budget, and the reduction of the partitions' results.
 
 Functions here run on the driver (checking what the user gave before any job
 starts) or in Spark's Python workers (``mapInArrow`` and Arrow UDFs call them
@@ -22,6 +22,10 @@ from nbfast.persist import load, load_vectorizer, save
 _LOADED = OrderedDict()
 _LOADED_LOCK = threading.Lock()
 _KEEP_LOADED = 4
+
+#: With at most this many partitions, their results are collected and merged on the driver at once; with more,
+#: as a tree on the executors (``treeReduce``).
+COLLECT_AT_MOST = 64
 
 
 class ModelBytes:
@@ -117,11 +121,16 @@ def check_input_type(spark_type, column, vectorizer):
                     "vectorizer) or an array of numbers (one entry per feature).")
 
 
+def refuse_nulls(column, name):
+    """Refuse an Arrow column that holds nulls."""
+    if column.null_count:
+        raise ValueError(f"column {name!r} holds nulls: fill them (DataFrame.fillna) or filter them out first.")
+
+
 def features(column, vectorizer, n_features, name):
     """The model's input for an Arrow column: a vectorized text column, or an array column as a dense matrix."""
     pa = _compat.pyarrow()
-    if column.null_count:
-        raise ValueError(f"column {name!r} holds nulls: fill them (DataFrame.fillna) or filter them out first.")
+    refuse_nulls(column, name)
     if _is_text(column.type):
         return vectorizer.transform(column)  # read in place: no Python str per document
     if not (pa.types.is_list(column.type) or pa.types.is_large_list(column.type)):
@@ -137,8 +146,21 @@ def features(column, vectorizer, n_features, name):
 
 def column_values(column, name):
     """A label or weight column's values as a numpy array (strings as str), refusing nulls."""
-    if column.null_count:
-        raise ValueError(f"column {name!r} holds nulls: fill them or filter them out first.")
+    refuse_nulls(column, name)
     if _is_text(column.type):
         return np.asarray(column.to_pylist(), dtype=str)
     return column.to_numpy(zero_copy_only=False)
+
+
+def reduce_partitions(parts, merge):
+    """The partitions' results (a DataFrame of one binary column, at most one row per partition) merged into
+    one by ``merge`` (a list of results to one result): on the driver at once, or as a tree on the executors
+    when there are more than ``COLLECT_AT_MOST`` partitions.  ValueError when there is no result (no rows)."""
+    if parts.rdd.getNumPartitions() <= COLLECT_AT_MOST:
+        results = [bytes(row[0]) for row in parts.collect()]
+    else:
+        partial = parts.rdd.map(lambda row: bytes(row[0]))
+        results = [] if partial.isEmpty() else [partial.treeReduce(lambda a, b: merge([a, b]), depth=2)]
+    if not results:
+        raise ValueError("Found array with 0 sample(s): the DataFrame has no rows to fit on.")
+    return results[0] if len(results) == 1 else merge(results)

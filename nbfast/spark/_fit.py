@@ -7,7 +7,9 @@ partition's model travels back as the bytes of its model file, and
 executors as a tree (``treeReduce``) when there are many partitions.  Only
 statistics travel, never the documents.  Counts are sums, so the merged model
 equals one local fit on all the rows (exactly where the counts and weights are
-integers, to rounding otherwise).
+integers, to rounding otherwise).  An unfitted CountVectorizer or
+TfidfVectorizer first learns its vocabulary in a pass of its own
+(:mod:`nbfast.spark._vocabulary`).
 """
 
 import functools
@@ -20,14 +22,11 @@ from nbfast.merge import merge
 from nbfast.naive_bayes._base import _BaseNB, unique_classes
 from nbfast.naive_bayes._capabilities import refuse_unless_incremental
 from nbfast.persist import load, save
-from nbfast.spark._common import check_input_type, column_values, features, limit_threads
-from nbfast.text import HashingVectorizer
+from nbfast.spark._common import check_input_type, column_values, features, limit_threads, reduce_partitions
+from nbfast.spark._vocabulary import check_vocabulary_fit, fit_vocabulary
+from nbfast.text import CountVectorizer, HashingVectorizer
 
 __all__ = ["fit"]
-
-#: With at most this many partitions, the partition models are merged on the driver at once; with more, as a
-#: tree on the executors.
-COLLECT_AT_MOST = 64
 
 def _check_estimator(estimator):
     """An estimator whose partition models merge into the model of all the rows: refused up front otherwise."""
@@ -39,16 +38,22 @@ def _check_estimator(estimator):
                         "columns of a table: fit each part's estimator with nbfast.spark.fit.")
 
 
-def _check_vectorizer(vectorizer):
-    """A vectorizer every partition can apply alone: a HashingVectorizer, or one whose vocabulary is fixed."""
+def _learns_vocabulary(vectorizer):
+    """Whether ``vectorizer`` must first learn its vocabulary from the DataFrame (an unfitted nbfast
+    CountVectorizer or TfidfVectorizer); refuses one that no partition could apply alone."""
     if vectorizer is None or isinstance(vectorizer, HashingVectorizer):
-        return
+        return False
     try:
         vectorizer.transform([""])
     except _compat.NotFittedError:
-        raise ValueError(f"the {type(vectorizer).__name__} has no vocabulary yet, and every partition must use the "
-                         "same one: fit it first (on all the documents or a sample), or use "
-                         "nbfast.text.HashingVectorizer, which needs none.") from None
+        if not isinstance(vectorizer, CountVectorizer):
+            raise ValueError(f"the {type(vectorizer).__name__} has no vocabulary yet, and every partition must use "
+                             "the same one: fit it first, or use nbfast.text's CountVectorizer or "
+                             "TfidfVectorizer (which nbfast.spark.fit fits on all the rows) or HashingVectorizer "
+                             "(which needs no vocabulary).") from None
+        check_vocabulary_fit(vectorizer)
+        return True
+    return False
 
 
 def _model_bytes(model):
@@ -84,8 +89,9 @@ def _array_width(column):
     return int(offsets[1] - offsets[0])
 
 
-def _merge_pair(first, second):
-    return _model_bytes(merge([load(first), load(second)]))
+def _merge(models):
+    """The model file of several partitions' models (model files) merged."""
+    return _model_bytes(merge([load(data) for data in models]))
 
 
 def _classes(df, label_col, classes):
@@ -112,10 +118,14 @@ def fit(estimator, df, *, vectorizer, input_col="text", label_col="label", weigh
         with the alternative.
     df : pyspark.sql.DataFrame
     vectorizer : nbfast.text vectorizer or None
-        Applied to each partition's documents: a HashingVectorizer, or a
-        CountVectorizer or TfidfVectorizer already fitted (every partition
-        must share its vocabulary).  None when ``input_col`` holds arrays of
-        numbers.
+        Applied to each partition's documents: a HashingVectorizer; a
+        CountVectorizer or TfidfVectorizer already fitted, whose vocabulary
+        every partition shares; or an unfitted CountVectorizer or
+        TfidfVectorizer, which is fitted in place first, on all the rows, in
+        a pass of its own (each partition's terms counted, the counts added up
+        and ``min_df``, ``max_df`` and ``max_features`` applied to the sums):
+        its ``vocabulary_`` and ``idf_`` are those of ``vectorizer.fit`` on
+        all the documents.  None when ``input_col`` holds arrays of numbers.
     input_col : str, default="text"
     label_col : str, default="label"
         Numbers, booleans or strings; no nulls.
@@ -136,12 +146,12 @@ def fit(estimator, df, *, vectorizer, input_col="text", label_col="label", weigh
     ------
     TypeError, ValueError
         On the driver, before the data is read: an estimator that cannot be
-        fitted this way, a vectorizer without vocabulary, columns that are
-        missing or of the wrong type.
+        fitted this way, a vectorizer that cannot learn its vocabulary here,
+        columns that are missing or of the wrong type.
     """
     sql, types = _compat.pyspark("sql"), _compat.pyspark("sql.types")
     _check_estimator(estimator)
-    _check_vectorizer(vectorizer)
+    learns_vocabulary = _learns_vocabulary(vectorizer)
     if not isinstance(df, sql.DataFrame):
         raise TypeError(f"df must be a pyspark.sql.DataFrame, got {type(df).__name__}.")
     for name in (input_col, label_col) + (() if weight_col is None else (weight_col,)):
@@ -151,17 +161,11 @@ def fit(estimator, df, *, vectorizer, input_col="text", label_col="label", weigh
     if weight_col is not None and not isinstance(df.schema[weight_col].dataType, types.NumericType):
         raise TypeError(f"column {weight_col!r} must hold numbers (sample weights).")
     classes = _classes(df, label_col, classes)
+    if learns_vocabulary:
+        fit_vocabulary(vectorizer, df, input_col)
     template = _compat.clone(estimator)
     function = functools.partial(_fit_partition, estimator=template, vectorizer=vectorizer, input_col=input_col,
                                  label_col=label_col, weight_col=weight_col, classes=classes)
     selected = df.select(*dict.fromkeys([input_col, label_col] + ([] if weight_col is None else [weight_col])))
     parts = selected.mapInArrow(function, types.StructType([types.StructField("model", types.BinaryType(), False)]))
-    if parts.rdd.getNumPartitions() <= COLLECT_AT_MOST:
-        models = [load(bytes(row[0])) for row in parts.collect()]
-        if not models:
-            raise ValueError("Found array with 0 sample(s): the DataFrame has no rows to fit on.")
-        return merge(models)
-    partial = parts.rdd.map(lambda row: bytes(row[0]))
-    if partial.isEmpty():
-        raise ValueError("Found array with 0 sample(s): the DataFrame has no rows to fit on.")
-    return load(partial.treeReduce(_merge_pair, depth=2))
+    return load(reduce_partitions(parts, _merge))

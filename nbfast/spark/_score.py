@@ -8,41 +8,67 @@ labels taken from an Arrow array of the classes.
 """
 
 import functools
+from numbers import Integral
 
 import numpy as np
 
 from nbfast import _compat
+from nbfast.decision import best_classes
 from nbfast.spark._common import ModelBytes, arrow_labels, check_input_type, features, limit_threads, worker_model
 
 __all__ = ["predict", "predict_proba", "predict_udf"]
 
 
+def _rows_of(values, width):
+    """An Arrow list array of ``values`` (an Arrow array), ``width`` of them per row."""
+    pa = _compat.pyarrow()
+    offsets = pa.array(np.arange(0, len(values) + 1, width, dtype=np.int32))
+    return pa.ListArray.from_arrays(offsets, values)
+
+
 def _probability_array(proba):
     pa = _compat.pyarrow()
-    n_rows, n_classes = proba.shape
-    offsets = pa.array(np.arange(0, n_rows * n_classes + 1, n_classes, dtype=np.int32))
-    return pa.ListArray.from_arrays(offsets, pa.array(np.ascontiguousarray(proba).ravel(), pa.float64()))
+    return _rows_of(pa.array(np.ascontiguousarray(proba).ravel(), pa.float64()), proba.shape[1])
 
 
-def _score_batches(batches, *, broadcast, key, input_col, kept, prediction_col, probability_col):
+def _scores(model, labels, X, prediction_col, probability_col, top_k):
+    """The output columns of one batch's features X: the labels and/or the probabilities (of every class, or of
+    the ``top_k`` most probable ones with their labels, best first)."""
+    pa = _compat.pyarrow()
+    if top_k is not None:
+        index, probabilities = best_classes(model.predict_proba(X), model._predict_index(X)[1], top_k)
+        label_column = _rows_of(labels.take(pa.array(index.ravel())), top_k)
+    else:
+        label_column = labels.take(pa.array(model._predict_index(X)[1])) if prediction_col is not None else None
+        probabilities = model.predict_proba(X) if probability_col is not None else None
+    columns = [label_column] if prediction_col is not None else []
+    return columns + ([_probability_array(probabilities)] if probability_col is not None else [])
+
+
+def _score_batches(batches, *, broadcast, key, input_col, kept, prediction_col, probability_col, top_k):
     """mapInArrow's function: each batch's kept columns, then the labels and/or the probabilities."""
     pa = _compat.pyarrow()
     model, vectorizer, labels = worker_model(broadcast, key)
     limit_threads()
+    names = list(kept) + [name for name in (prediction_col, probability_col) if name is not None]
     for batch in batches:
         if batch.num_rows == 0:  # nothing to vectorize (a vectorizer refuses an empty sequence): no rows out
             continue
         X = features(batch.column(input_col), vectorizer, model.n_features_in_, input_col)
         columns = [batch.column(name) for name in kept]
-        names = list(kept)
-        if prediction_col is not None:
-            classes, index = model._predict_index(X)
-            columns.append(labels.take(pa.array(index)))
-            names.append(prediction_col)
-        if probability_col is not None:
-            columns.append(_probability_array(model.predict_proba(X)))
-            names.append(probability_col)
+        columns += _scores(model, labels, X, prediction_col, probability_col, top_k)
         yield pa.RecordBatch.from_arrays(columns, names=names)
+
+
+def _check_top_k(top_k, n_classes):
+    """``top_k`` as an int (or None), refused unless between 1 and the model's number of classes."""
+    if top_k is None:
+        return None
+    if not isinstance(top_k, Integral) or isinstance(top_k, bool):
+        raise TypeError(f"top_k must be an int or None, got {type(top_k).__name__}.")
+    if not 1 <= top_k <= n_classes:
+        raise ValueError(f"top_k={top_k}: the model has {n_classes} classes; top_k must be between 1 and that.")
+    return int(top_k)
 
 
 def _check_columns(df, input_col, output_cols, keep_cols):
@@ -60,7 +86,7 @@ def _check_columns(df, input_col, output_cols, keep_cols):
     return kept
 
 
-def _scored(model, df, vectorizer, input_col, keep_cols, prediction_col, probability_col):
+def _scored(model, df, vectorizer, input_col, keep_cols, prediction_col, probability_col, top_k=None):
     types = _compat.pyspark("sql.types")
     if not isinstance(df, _compat.pyspark("sql").DataFrame):
         raise TypeError(f"df must be a pyspark.sql.DataFrame, got {type(df).__name__}.")
@@ -70,18 +96,23 @@ def _scored(model, df, vectorizer, input_col, keep_cols, prediction_col, probabi
     kept = _check_columns(df, input_col, outputs, keep_cols)
     shipped = ModelBytes(model, vectorizer)
     check_input_type(df.schema[input_col].dataType, input_col, shipped.vectorizer)
+    top_k = _check_top_k(top_k, len(shipped.model.classes_))
     fields = [df.schema[name] for name in kept]
     if prediction_col is not None:
-        fields.append(types.StructField(prediction_col, arrow_labels(shipped.model.classes_)[0], False))
+        label_type = arrow_labels(shipped.model.classes_)[0]
+        label_type = label_type if top_k is None else types.ArrayType(label_type, False)
+        fields.append(types.StructField(prediction_col, label_type, False))
     if probability_col is not None:
         fields.append(types.StructField(probability_col, types.ArrayType(types.DoubleType(), False), False))
     broadcast = df.sparkSession.sparkContext.broadcast(shipped.data)
     function = functools.partial(_score_batches, broadcast=broadcast, key=shipped.key, input_col=input_col,
-                                 kept=kept, prediction_col=prediction_col, probability_col=probability_col)
+                                 kept=kept, prediction_col=prediction_col, probability_col=probability_col,
+                                 top_k=top_k)
     return df.mapInArrow(function, types.StructType(fields))
 
 
-def predict(model, df, *, vectorizer=None, input_col="text", prediction_col="prediction", keep_cols=None):
+def predict(model, df, *, vectorizer=None, input_col="text", prediction_col="prediction", keep_cols=None,
+            top_k=None):
     """Predicted labels of a DataFrame's documents (or feature arrays), as a new DataFrame (lazy).
 
     Parameters
@@ -103,6 +134,11 @@ def predict(model, df, *, vectorizer=None, input_col="text", prediction_col="pre
     keep_cols : list of str, default=None
         The columns of ``df`` kept in the result, before the new ones (None:
         every column, as Spark ML's ``transform``).
+    top_k : int, default=None
+        Make ``prediction_col`` an array of the ``top_k`` most probable labels
+        of each row, by decreasing probability (the first is the predicted
+        label; equal probabilities in the order of ``classes_``), as the
+        command line's ``nbfast predict --top-k``.
 
     Returns
     -------
@@ -116,13 +152,14 @@ def predict(model, df, *, vectorizer=None, input_col="text", prediction_col="pre
     ------
     TypeError, ValueError
         On the driver, before any job: a model that is not fitted, a column
-        that is missing or of the wrong type, an output column that clashes.
+        that is missing or of the wrong type, an output column that clashes,
+        a ``top_k`` that is not between 1 and the number of classes.
     """
-    return _scored(model, df, vectorizer, input_col, keep_cols, prediction_col, None)
+    return _scored(model, df, vectorizer, input_col, keep_cols, prediction_col, None, top_k)
 
 
 def predict_proba(model, df, *, vectorizer=None, input_col="text", prediction_col="prediction", keep_cols=None,
-                  probability_col="probability", as_vector=False):
+                  probability_col="probability", as_vector=False, top_k=None):
     """Class probabilities (and labels) of a DataFrame's documents, as a new DataFrame (lazy).
 
     Parameters
@@ -137,6 +174,10 @@ def predict_proba(model, df, *, vectorizer=None, input_col="text", prediction_co
     as_vector : bool, default=False
         Make ``probability_col`` a Spark ML dense vector (as Spark ML's
         ``probability`` column) instead of an array.
+    top_k : int, default=None
+        Keep the ``top_k`` most probable classes of each row only, best first:
+        ``probability_col`` holds their probabilities and ``prediction_col``
+        an array of their labels (as :func:`predict` with ``top_k``).
 
     Returns
     -------
@@ -144,7 +185,7 @@ def predict_proba(model, df, *, vectorizer=None, input_col="text", prediction_co
     """
     if probability_col is None:
         raise ValueError("probability_col must name the column of probabilities (use predict for labels only).")
-    scored = _scored(model, df, vectorizer, input_col, keep_cols, prediction_col, probability_col)
+    scored = _scored(model, df, vectorizer, input_col, keep_cols, prediction_col, probability_col, top_k)
     if as_vector:
         vectors = _compat.pyspark("ml.functions", "Spark ML vectors")
         scored = scored.withColumn(probability_col, vectors.array_to_vector(scored[probability_col]))

@@ -15,7 +15,7 @@ import pytest
 
 import nbfast
 from nbfast.datasets import make_documents, make_text_documents
-from nbfast.text import CountVectorizer, HashingVectorizer
+from nbfast.text import CountVectorizer, HashingVectorizer, TfidfVectorizer
 
 
 def _spark_missing():
@@ -36,7 +36,7 @@ if _spark_missing():
 pyspark_sql = pytest.importorskip("pyspark.sql")
 
 import nbfast.spark as nbspark  # noqa: E402
-from nbfast.spark import _fit  # noqa: E402
+from nbfast.spark import _common  # noqa: E402
 
 MODEL_TYPES = {"multinomial": "MultinomialNB", "bernoulli": "BernoulliNB", "complement": "ComplementNB",
                "gaussian": "GaussianNB"}
@@ -129,6 +129,12 @@ def test_fit_equals_a_local_fit_and_predictions_equal_local_ones(spark, document
     X = vectorizer.transform([row.text for row in rows])
     np.testing.assert_allclose([row.probability for row in rows], local.predict_proba(X), rtol=1e-12)
     np.testing.assert_array_equal([row.prediction for row in rows], local.predict(X))
+    # the two most probable classes, best first, as nbfast predict --top-k 2 gives them
+    rows = nbspark.predict_proba(str(tmp_path / "m.nbf"), df, keep_cols=["text"], top_k=2).collect()
+    proba = local.predict_proba(vectorizer.transform([row.text for row in rows]))
+    best = np.argsort(-proba, axis=1, kind="stable")[:, :2]
+    np.testing.assert_array_equal([row.prediction for row in rows], local.classes_[best])
+    np.testing.assert_allclose([row.probability for row in rows], np.take_along_axis(proba, best, 1), rtol=1e-12)
     # as a column function
     scored = df.select("text", nbspark.predict_udf(tmp_path / "m.nbf")("text").alias("label")).collect()
     np.testing.assert_array_equal([row.label for row in scored],
@@ -139,7 +145,7 @@ def test_fit_merges_many_partitions_as_a_tree_and_takes_pipelines(spark, documen
     sklearn_pipeline = pytest.importorskip("sklearn.pipeline")
     df, docs, labels, weight = documents
     vectorizer = CountVectorizer().fit(docs[:100])  # a vocabulary every partition shares
-    monkeypatch.setattr(_fit, "COLLECT_AT_MOST", 1)  # 3 partitions: merged on the executors
+    monkeypatch.setattr(_common, "COLLECT_AT_MOST", 1)  # 3 partitions: merged on the executors
     model = nbspark.fit(nbfast.ComplementNB(), df, vectorizer=vectorizer, classes=["eggs", "ham", "spam"])
     local = nbfast.ComplementNB().fit(vectorizer.transform(docs), labels)
     np.testing.assert_array_equal(model.feature_count_, local.feature_count_)
@@ -148,6 +154,35 @@ def test_fit_merges_many_partitions_as_a_tree_and_takes_pipelines(spark, documen
     rows = nbspark.predict_proba(pipeline, df, prediction_col=None, keep_cols=["text"], as_vector=True).collect()
     np.testing.assert_allclose([row.probability.toArray() for row in rows],
                                local.predict_proba(vectorizer.transform([row.text for row in rows])), rtol=1e-12)
+
+
+@pytest.mark.parametrize("cls, params, merged_on", [
+    (CountVectorizer, {"min_df": 2, "max_df": 0.6, "max_features": 150}, "the driver"),
+    (TfidfVectorizer, {"min_df": 0.01, "max_df": 50, "max_features": 120, "sublinear_tf": True}, "a tree"),
+])
+def test_an_unfitted_vectorizer_learns_the_vocabulary_of_one_fit(spark, documents, monkeypatch, cls, params,
+                                                                 merged_on):
+    df = documents[0]
+    if merged_on == "a tree":
+        monkeypatch.setattr(_common, "COLLECT_AT_MOST", 1)
+    vectorizer = cls(**params)
+    model = nbspark.fit(nbfast.MultinomialNB(), df, vectorizer=vectorizer, classes=["eggs", "ham", "spam"])
+    # the rows in the order the partitions hold them: vocabulary_ keeps the order of first occurrence
+    rows = df.select("text", "label").collect()
+    docs, labels = [row.text for row in rows], np.asarray([row.label for row in rows])
+    local_vectorizer = cls(**params)
+    X = local_vectorizer.fit_transform(docs)
+    local = nbfast.MultinomialNB().fit(X, labels)
+    assert list(vectorizer.vocabulary_.items()) == list(local_vectorizer.vocabulary_.items())
+    np.testing.assert_array_equal(model.class_count_, local.class_count_)
+    if cls is CountVectorizer:  # integer counts: sums in any order are exact
+        np.testing.assert_array_equal(model.feature_count_, local.feature_count_)
+        np.testing.assert_array_equal(model.predict_proba(X), local.predict_proba(X))
+    else:
+        np.testing.assert_array_equal(vectorizer.idf_, local_vectorizer.idf_)
+        np.testing.assert_allclose(model.feature_count_, local.feature_count_, rtol=1e-13)
+        np.testing.assert_allclose(model.predict_proba(X), local.predict_proba(X), rtol=1e-12)
+        np.testing.assert_array_equal(model.predict(X), local.predict(X))
 
 
 def test_feature_arrays_are_scored_and_fitted_without_a_vectorizer(spark, features):
@@ -174,8 +209,10 @@ def test_refusals_before_any_job(spark, documents, tmp_path):
             nbspark.fit(estimator, df, vectorizer=vectorizer)
     with pytest.raises(TypeError, match="MixedNB's parts read the columns of a table"):
         nbspark.fit(nbfast.MixedNB([("counts", nbfast.MultinomialNB(), [0])]), df, vectorizer=vectorizer)
-    with pytest.raises(ValueError, match="no vocabulary yet"):
-        nbspark.fit(nbfast.MultinomialNB(), df, vectorizer=CountVectorizer())
+    with pytest.raises(ValueError, match="cannot learn its vocabulary from counted partitions"):
+        nbspark.fit(nbfast.MultinomialNB(), df, vectorizer=TfidfVectorizer(vocabulary=["spam"]))
+    with pytest.raises(ValueError, match="max_features must be"):
+        nbspark.fit(nbfast.MultinomialNB(), df, vectorizer=CountVectorizer(max_features=0))
     with pytest.raises(ValueError, match="no column 'body'"):
         nbspark.fit(nbfast.MultinomialNB(), df, vectorizer=vectorizer, input_col="body")
     with pytest.raises(TypeError, match="must hold numbers"):
@@ -187,6 +224,9 @@ def test_refusals_before_any_job(spark, documents, tmp_path):
         nbspark.predict(model, df, vectorizer=vectorizer, prediction_col="label")
     with pytest.raises(nbfast._compat.NotFittedError):
         nbspark.predict(nbfast.MultinomialNB(), df, vectorizer=vectorizer)
+    for top_k, error in ((0, ValueError), (4, ValueError), ("2", TypeError)):
+        with pytest.raises(error, match="top_k"):
+            nbspark.predict(model, df, vectorizer=vectorizer, top_k=top_k)
     with pytest.raises(TypeError, match="pyspark.sql.DataFrame"):
         nbspark.predict(model, docs, vectorizer=vectorizer)
     broken = io.BytesIO()
