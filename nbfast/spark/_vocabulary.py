@@ -16,6 +16,7 @@ import io
 import numpy as np
 
 from nbfast import _compat
+from nbfast._params import check_parameters
 from nbfast.spark._common import limit_threads, reduce_partitions, refuse_nulls
 from nbfast.text._counted_parts import CountedParts
 
@@ -28,7 +29,7 @@ RANK_BITS = 32
 def check_vocabulary_fit(vectorizer):
     """Refuse, on the driver, invalid parameters (as ``fit`` would) and a vectorizer whose vocabulary cannot be
     learned from counted partitions."""
-    vectorizer._validate_params()
+    check_parameters(vectorizer)
     try:
         CountedParts(vectorizer)
     except ValueError:

@@ -211,7 +211,7 @@ def test_refusals_before_any_job(spark, documents, tmp_path):
         nbspark.fit(nbfast.MixedNB([("counts", nbfast.MultinomialNB(), [0])]), df, vectorizer=vectorizer)
     with pytest.raises(ValueError, match="cannot learn its vocabulary from counted partitions"):
         nbspark.fit(nbfast.MultinomialNB(), df, vectorizer=TfidfVectorizer(vocabulary=["spam"]))
-    with pytest.raises(ValueError, match="max_features must be"):
+    with pytest.raises(ValueError, match="'max_features' parameter of CountVectorizer must be"):
         nbspark.fit(nbfast.MultinomialNB(), df, vectorizer=CountVectorizer(max_features=0))
     with pytest.raises(ValueError, match="no column 'body'"):
         nbspark.fit(nbfast.MultinomialNB(), df, vectorizer=vectorizer, input_col="body")
