@@ -19,7 +19,7 @@ from nbfast.naive_bayes import _statistics
 ESTIMATORS = [nbfast.MultinomialNB, nbfast.ComplementNB, nbfast.BernoulliNB, nbfast.PoissonNB,
               nbfast.CategoricalNB, nbfast.GaussianNB, nbfast.MixedNB]
 SMALL = make_documents(60, 30, 2, mean_length=20, random_state=1)
-LARGE = make_documents(200, 3000, 12, mean_length=20, random_state=2)
+LARGE = make_documents(200, 600, 12, mean_length=20, random_state=2)
 
 
 def _refit_steps(cls, before, after, **params):
