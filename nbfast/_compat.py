@@ -33,6 +33,7 @@ exist only once it is imported, and by then the bases are scikit-learn's.
 """
 
 import copy
+import functools
 import importlib
 import importlib.util
 import inspect
@@ -116,6 +117,7 @@ def sklearn_module_if_loaded(name):
     return sklearn_module_if_installed(name) if "sklearn" in sys.modules else None
 
 
+@functools.cache  # read once: parsing the metadata costs milliseconds, and every pickle or copy of a model asks
 def sklearn_version():
     """The installed scikit-learn's version string, or None (read from its metadata, without importing it)."""
     import importlib.metadata  # here: importing it costs tens of milliseconds that `import nbfast` need not pay

@@ -5,12 +5,18 @@ reference names every public name.
 From the clone's root the source folder ``nbfast/`` is on ``sys.path`` first, so an install that leaves the
 kernels elsewhere (a plain ``pip install .``) would make ``import nbfast`` fail; the README's editable install
 does not.  The site itself is built by CI (``sphinx-build -W``), which runs the gallery.
+
+Each example runs as ``python -c`` runs it, in a process of its own forked from one interpreter that has imported
+the third-party modules only (numpy, scipy, pandas, pyarrow: most of an example's start-up); nbfast and
+scikit-learn, whose order of import nbfast's behaviour depends on, are imported by the example itself.
 """
 
 import importlib
+import json
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -41,20 +47,83 @@ def test_the_pages_have_examples_and_skip_only_marked_ones():
     assert sum(NOT_RUN in example for example in examples) == 2  # Dask and Spark: they need a cluster
 
 
+#: Reads requests (JSON: code, stdout and stderr file names) from its standard input; runs each in a forked child
+#: as ``python -c code`` would (``__main__``, exit status 1 and the traceback on stderr for an exception, at most
+#: 300 s) and answers its exit status.
+_FORKING_RUNNER = textwrap.dedent("""
+    import atexit, json, os, signal, sys, traceback, warnings
+    import numpy, pandas, pyarrow, scipy.sparse, scipy.sparse.linalg, scipy.stats
+
+    for line in sys.stdin:
+        request = json.loads(line)
+        with warnings.catch_warnings():  # Python 3.12+ warns of a fork beside threads (the BLAS's, which handle it)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+        if pid == 0:
+            signal.alarm(300)
+            for fd, name in ((1, request["stdout"]), (2, request["stderr"])):
+                os.dup2(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
+            status = 0
+            try:
+                exec(compile(request["code"], "<string>", "exec"), {"__name__": "__main__", "__builtins__": __builtins__})
+                atexit._run_exitfuncs()
+            except SystemExit as exc:
+                status = exc.code if isinstance(exc.code, int) else 1
+            except BaseException:
+                traceback.print_exc()
+                status = 1
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(status)
+        print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
+""")
+
+
+@pytest.fixture(scope="module")
+def run_example(tmp_path_factory):
+    """A function running Python code as ``python -c`` would from the clone's root: (exit status, stderr)."""
+    folder = tmp_path_factory.mktemp("examples")
+    runner = subprocess.Popen([sys.executable, "-c", _FORKING_RUNNER], cwd=ROOT, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+
+    def run(code):
+        request = {"code": code, "stdout": str(folder / "stdout"), "stderr": str(folder / "stderr")}
+        runner.stdin.write(json.dumps(request) + "\n")
+        runner.stdin.flush()
+        status = runner.stdout.readline()
+        assert status, "the runner ended"
+        return int(status), (folder / "stderr").read_text()
+
+    yield run
+    runner.stdin.close()
+    runner.wait(timeout=60)
+
+
 @pytest.mark.parametrize(("path", "index"), EXAMPLES, ids=[f"{p.relative_to(ROOT)}-{i}" for p, i in EXAMPLES])
-def test_example_runs_from_the_clone_root(path, index):
+def test_example_runs_from_the_clone_root(path, index, run_example):
     pytest.importorskip("sklearn")
     example = python_examples(path)[index]
     if NOT_RUN in example:
         pytest.skip("needs a Dask or Spark cluster")
     before = set(ROOT.iterdir())
     try:
-        result = subprocess.run([sys.executable, "-c", example], cwd=ROOT, capture_output=True, text=True,
-                                timeout=300)
+        status, stderr = run_example(example)
     finally:
         for created in set(ROOT.iterdir()) - before:  # model and text files the examples write where they run
             created.unlink()
-    assert result.returncode == 0, result.stderr
+    assert status == 0, stderr
+
+
+def test_examples_run_as_python_c_runs_them(run_example):
+    """As in a fresh ``python -c``: ``__main__``, nbfast and scikit-learn not imported yet, the clone's source
+    folder first on ``sys.path``, and an exception's or ``sys.exit``'s exit status."""
+    code = ("import sys; from pathlib import Path; assert __name__ == '__main__'; "
+            "assert not {'nbfast', 'sklearn'} & set(sys.modules), sorted(sys.modules); "
+            "import nbfast; assert Path(nbfast.__file__).parent == Path('nbfast').resolve(), nbfast.__file__")
+    assert run_example(code) == (0, "")
+    status, stderr = run_example("raise KeyError('missing')")
+    assert status == 1 and "KeyError: 'missing'" in stderr
+    assert run_example("import sys; sys.exit(3)")[0] == 3
 
 
 def heading_anchors(path):

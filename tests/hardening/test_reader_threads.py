@@ -10,6 +10,7 @@ import threading
 
 import pytest
 
+from nbfast.cli import main
 from nbfast.readers import ordered_map
 
 WORDS = ["spam", "ham", "offer", "meeting", "the", "and", "cheap", "agenda", "of", "win", "report", "now"]
@@ -19,37 +20,9 @@ def _corpus(n_lines):
     return "".join(" ".join(WORDS[(i * k + k) % len(WORDS)] for k in range(1, 8)) + "\n" for i in range(n_lines))
 
 
-@pytest.fixture
-def stop_words_model(tmp_path):
-    """A folder holding data.tsv, docs.txt (4,000 lines) and m.nbf, trained with English stop words."""
-    pytest.importorskip("sklearn")
-    labels = ["spam", "ham"]
-    (tmp_path / "data.tsv").write_text("".join(f"{labels[i % 2]}\t{line}" for i, line in
-                                               enumerate(_corpus(200).splitlines(keepends=True))))
-    (tmp_path / "docs.txt").write_text(_corpus(4_000))
-    _nbfast(tmp_path, "train", "data.tsv", "-o", "m.nbf", "--stop-words", "english")
-    return tmp_path
-
-
-def _nbfast(folder, *args, env=None):
-    """Run ``python -m nbfast.cli ARGS`` in a fresh process in ``folder``; its CompletedProcess."""
-    result = subprocess.run([sys.executable, "-m", "nbfast.cli", *args], cwd=folder, capture_output=True, text=True,
-                            timeout=300, env=env)
-    assert result.returncode == 0, result.stderr
-    return result
-
-
-def test_predict_with_stop_words_succeeds_in_fresh_processes(stop_words_model):
-    # every block is vectorized by scikit-learn's stop list; before, the worker threads imported it at once
-    # (with more threads than the CPUs asked for, as OMP_NUM_THREADS did, the race was more likely)
-    env = {**os.environ, "OMP_NUM_THREADS": "8"}
-    outputs = set()
-    for run in range(3):
-        _nbfast(stop_words_model, "predict", "m.nbf", "docs.txt", "-o", f"out{run}.csv", "--chunk-size", "250",
-                env=env)
-        outputs.add((stop_words_model / f"out{run}.csv").read_text())
-    assert len(outputs) == 1
-    assert len(outputs.pop().splitlines()) == 4_001
+def _train(folder, *args):
+    """Train ``folder/m.nbf`` on ``folder/data.tsv`` in this process (only predictions need a fresh one)."""
+    assert main(["train", str(folder / "data.tsv"), "-o", str(folder / "m.nbf"), *args]) == 0
 
 
 #: Runs ``nbfast ARGS`` in this process and prints, as JSON, what happened in order: ["import", module, whether on
@@ -89,8 +62,34 @@ def _recorded(folder, *args, env=None):
     return events
 
 
-def test_optional_modules_are_imported_on_the_calling_thread_before_threads_start(stop_words_model):
-    events = _recorded(stop_words_model, "predict", "m.nbf", "docs.txt", "-o", "out.csv", "--chunk-size", "5000")
+@pytest.fixture(scope="module")
+def stop_words_prediction(tmp_path_factory):
+    """(The folder, the events) of `nbfast predict` in a fresh process of docs.txt (4,000 lines, 16 blocks) to
+    out.csv by m.nbf, trained with English stop words: every block is vectorized by scikit-learn's stop list.
+    Before, the worker threads imported it at once (with more threads than the CPUs asked for, as
+    OMP_NUM_THREADS did here, the race was more likely)."""
+    pytest.importorskip("sklearn")
+    folder = tmp_path_factory.mktemp("stop_words")
+    labels = ["spam", "ham"]
+    (folder / "data.tsv").write_text("".join(f"{labels[i % 2]}\t{line}" for i, line in
+                                             enumerate(_corpus(200).splitlines(keepends=True))))
+    (folder / "docs.txt").write_text(_corpus(4_000))
+    _train(folder, "--stop-words", "english")
+    env = {**os.environ, "OMP_NUM_THREADS": "8"}
+    events = _recorded(folder, "predict", "m.nbf", "docs.txt", "-o", "out.csv", "--chunk-size", "250", env=env)
+    return folder, events
+
+
+def test_predict_with_stop_words_succeeds_in_a_fresh_process(stop_words_prediction):
+    folder, _ = stop_words_prediction
+    assert main(["predict", str(folder / "m.nbf"), str(folder / "docs.txt"), "-o", str(folder / "here.csv")]) == 0
+    output = (folder / "out.csv").read_text()
+    assert len(output.splitlines()) == 4_001
+    assert output == (folder / "here.csv").read_text()  # as predicted in one block, with scikit-learn imported
+
+
+def test_optional_modules_are_imported_on_the_calling_thread_before_threads_start(stop_words_prediction):
+    _, events = stop_words_prediction
     imports = [event for event in events if event[0] == "import"]
     first_thread = next(i for i, event in enumerate(events) if event[0] == "thread")
     assert imports, "scikit-learn was not imported"
@@ -99,14 +98,15 @@ def test_optional_modules_are_imported_on_the_calling_thread_before_threads_star
 
 
 # ----------------------------------------------------------------------------- threads bounded by the work and CPUs
-@pytest.fixture
-def small_model(tmp_path):
+@pytest.fixture(scope="module")
+def small_model(tmp_path_factory):
     """A folder holding m.nbf, trained on two lines of text, one.txt (one line) and many.txt (40 lines)."""
-    (tmp_path / "d.tsv").write_text("spam\tcheap offer now\nham\tmeeting agenda\n")
-    (tmp_path / "one.txt").write_text("cheap offer\n")
-    (tmp_path / "many.txt").write_text("cheap offer\nmeeting\n" * 20)
-    _nbfast(tmp_path, "train", "d.tsv", "-o", "m.nbf")
-    return tmp_path
+    folder = tmp_path_factory.mktemp("small")
+    (folder / "data.tsv").write_text("spam\tcheap offer now\nham\tmeeting agenda\n")
+    (folder / "one.txt").write_text("cheap offer\n")
+    (folder / "many.txt").write_text("cheap offer\nmeeting\n" * 20)
+    _train(folder)
+    return folder
 
 
 def _map_threads(events):
@@ -115,16 +115,16 @@ def _map_threads(events):
 
 def test_a_huge_omp_num_threads_starts_one_thread_per_block(small_model):
     env = {**os.environ, "OMP_NUM_THREADS": "64"}
-    events = _recorded(small_model, "predict", "m.nbf", "one.txt", "-o", "out.csv", env=env)
+    events = _recorded(small_model, "predict", "m.nbf", "one.txt", "-o", "one.csv", env=env)
     assert len(_map_threads(events)) <= 2  # one block: one thread reads it, one scores it
-    assert (small_model / "out.csv").read_text().splitlines() == ["label", "spam"]
+    assert (small_model / "one.csv").read_text().splitlines() == ["label", "spam"]
 
 
 def test_reader_threads_are_at_most_the_cpus(small_model):
     env = {**os.environ, "OMP_NUM_THREADS": "64"}
-    events = _recorded(small_model, "predict", "m.nbf", "many.txt", "-o", "out.csv", "--chunk-size", "1", env=env)
+    events = _recorded(small_model, "predict", "m.nbf", "many.txt", "-o", "many.csv", "--chunk-size", "1", env=env)
     assert len(_map_threads(events)) <= 2 * len(os.sched_getaffinity(0))  # the reading and the scoring threads
-    assert len((small_model / "out.csv").read_text().splitlines()) == 41
+    assert len((small_model / "many.csv").read_text().splitlines()) == 41
 
 
 def test_ordered_map_starts_no_more_threads_than_items():

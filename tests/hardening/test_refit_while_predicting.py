@@ -19,7 +19,7 @@ from nbfast.naive_bayes import _counts
 ESTIMATORS = [nbfast.MultinomialNB, nbfast.ComplementNB, nbfast.BernoulliNB, nbfast.PoissonNB,
               nbfast.CategoricalNB, nbfast.GaussianNB, nbfast.MixedNB]
 SMALL = make_documents(60, 30, 2, mean_length=20, random_state=1)
-LARGE = make_documents(200, 3000, 12, mean_length=20, random_state=2)
+LARGE = make_documents(200, 600, 12, mean_length=20, random_state=2)
 
 
 def _refit_steps(cls, before, after, **params):
@@ -46,14 +46,16 @@ def _refit_steps(cls, before, after, **params):
     return steps
 
 
-def _switched_at_read(fitted, read, step):
-    """A copy of the model ``fitted`` whose state becomes ``step`` at its ``read``-th attribute read once armed,
-    and a list holding the number of reads since (None: not armed; 0 arms it)."""
-    cls = type(fitted)
-    reads = [None]
+def _switching(fitted):
+    """A function of (read, step) giving a copy of the model ``fitted`` whose state becomes ``step`` at its
+    ``read``-th attribute read once armed, and a list holding the number of reads since (None: not armed; 0 arms
+    it).  The copies share one subclass: where scikit-learn is imported, making a class costs more than a
+    prediction (its __init_subclass__ inspects the methods)."""
+    switches = {}  # id of a copy -> [reads, read, step]
 
-    class RefittedWhilePredicting(cls):
+    class RefittedWhilePredicting(type(fitted)):
         def __getattribute__(self, name):
+            reads, read, step = switches[id(self)]
             if reads[0] is None:
                 return super().__getattribute__(name)
             reads[0] += 1
@@ -66,9 +68,14 @@ def _switched_at_read(fitted, read, step):
                     object.__getattribute__(self, "_forget_derived")()
             return super().__getattribute__(name)
 
-    model = copy.deepcopy(fitted)  # a fit's state, without derived tables (copies do not carry them)
-    model.__class__ = RefittedWhilePredicting
-    return model, reads
+    def switched_at_read(read, step):
+        model = copy.deepcopy(fitted)  # a fit's state, without derived tables (copies do not carry them)
+        reads = [None]
+        switches[id(model)] = [reads, read, step]
+        model.__class__ = RefittedWhilePredicting
+        return model, reads
+
+    return switched_at_read
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda cls: cls.__name__)
@@ -80,10 +87,10 @@ def test_a_refit_at_any_point_of_a_prediction_is_refused_or_harmless(cls, before
                                                                      tables, monkeypatch):
     monkeypatch.setattr(_counts, "REPRESENTATION", representation)
     steps = _refit_steps(cls, before, after)
-    X, fitted = before[0], cls().fit(*before)
+    X, switched_at_read = before[0], _switching(cls().fit(*before))
 
     def prediction(read, step):
-        model, reads = _switched_at_read(fitted, read, step)
+        model, reads = switched_at_read(read, step)
         if tables == "built":
             model.predict_proba(X[:1])  # a prediction before: its derived tables are kept
         else:

@@ -378,18 +378,21 @@ def test_alphas_scored_in_blocks_give_the_same_scores_bit_for_bit(name, scoring,
 
 
 @pytest.mark.parametrize("scoring", SCORINGS)
-def test_memory_does_not_grow_with_alphas_times_rows(scoring):
-    """2,000 alphas on 5,000 rows (2 folds): the test rows' scores of every alpha at once took 50 MiB (accuracy)
-    and 159 MiB (log loss); scored in blocks within _ROW_BYTES (16 MiB), the search stays well below either."""
+def test_memory_does_not_grow_with_alphas_times_rows(scoring, monkeypatch):
+    """500 alphas on 2,500 rows (2 folds): the test rows' scores of every alpha at once take 11 MiB (accuracy) and
+    30 MiB (log loss); scored in blocks within _ROW_BYTES (here 2 MiB), the search stays within twice that."""
     import tracemalloc
 
-    X, y = nbfast.datasets.make_documents(5000, 50, 3, mean_length=10, random_state=0)
-    model = nbfast.MultinomialNBCV(alphas=np.geomspace(1e-3, 100, 2000), cv=2, scoring=scoring)
+    budget = 2 << 20
+    monkeypatch.setattr(_cv_scores, "_ROW_BYTES", budget)
+    X, y = nbfast.datasets.make_documents(2500, 50, 3, mean_length=10, random_state=0)
+    nbfast.MultinomialNBCV(cv=2, scoring=scoring).fit(X[:100], y[:100])  # modules imported on first use: not counted
+    model = nbfast.MultinomialNBCV(alphas=np.geomspace(1e-3, 100, 500), cv=2, scoring=scoring)
     tracemalloc.start()
     try:
         model.fit(X, y)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert peak < 32 * 2**20, f"peak {peak / 2**20:.0f} MiB"
-    assert model.cv_results_["mean_test_score"].shape == (2000,)
+    assert peak < 2 * budget, f"peak {peak / 2**20:.1f} MiB"
+    assert model.cv_results_["mean_test_score"].shape == (500,)
