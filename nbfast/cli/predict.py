@@ -112,11 +112,10 @@ def check_columns(args, classes):
         raise CommandError(f"--id-field {taken}: the output has a column of that name already")
 
 
-def predictions(model, X, args, columns):
+def predictions(model, X, args, columns, best_classes):
     """A block's :class:`nbfast.cli._writers.Predictions`: the label (and every class's probability), or the
-    --top-k best classes and their probabilities; ``columns`` the input's kept columns."""
-    from nbfast.decision import best_classes  # here: the estimators, which it imports, are loaded by now
-
+    --top-k best classes (by ``best_classes``, :func:`nbfast.decision.best_classes`) and their probabilities;
+    ``columns`` the input's kept columns."""
     class_index = model._predict_index(X)[1]
     if args.top_k:
         return Predictions(*best_classes(model.predict_proba(X), class_index, args.top_k), columns)
@@ -133,9 +132,9 @@ def run(args):
     ready = concurrent.futures.Future()
 
     def scored(block):
-        model, writer = ready.result()
+        model, writer, best_classes = ready.result()
         X = rows_input(block, model, model.n_features_in_)
-        return writer.encode(predictions(model, X, args, block.columns))
+        return writer.encode(predictions(model, X, args, block.columns, best_classes))
 
     options = {"proba": args.proba, "top_k": args.top_k}
     if args.id_fields:
@@ -147,8 +146,10 @@ def run(args):
         try:
             model = model_file.model()
             check_columns(args, model.classes_)
+            # imported here, on this thread, before a block needs it: with the model, its estimators are loaded
+            from nbfast.decision import best_classes
             with output_file(args.output) as f, writer_class(f, model.classes_, **options) as writer:
-                ready.set_result((model, writer))
+                ready.set_result((model, writer, best_classes))
                 for block in blocks:
                     writer.write(block.output)
                 writer.finish()
