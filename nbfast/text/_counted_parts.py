@@ -36,8 +36,8 @@ class CountedParts:
         self._merged = None
 
     def count(self, documents):
-        """The counts of one part of the corpus (a list of str, or a block's InPlaceDocuments), counted on the
-        calling thread, to give to :meth:`add`."""
+        """The counts of one part of the corpus (a list of str, a block's InPlaceDocuments or a column of Arrow
+        strings), counted on the calling thread, to give to :meth:`add`."""
         counts = _vocabulary.VocabularyBuilder(False)
         self._vectorizer._count_batches(counts, _common.documents(documents), self._stop)
         return counts
