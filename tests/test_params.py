@@ -199,7 +199,7 @@ def test_n_jobs_is_checked_before_predictions_and_the_parameters_scoring_reads()
     (_params.HasMethods(["split", "get_n_splits"]), [], [[], "s"],
      "an object implementing 'split' and 'get_n_splits'"),
     (_params.Refined(lambda v: v == 3, "three", sklearn=int), [3], [4], "three"),
-    ("boolean", [True, np.bool_(False)], [1, "yes", None], "an instance of 'bool' or an instance of 'numpy.bool'"),
+    ("boolean", [True, np.bool_(False)], [1, "yes", None], f"an instance of 'bool' or an instance of 'numpy.{np.bool_.__name__}'"),  # bool_ before numpy 2
     ("array-like", [[1], np.ones(2), ()], [1, "ab", None], "an array-like"),
     (callable, [len, lambda: 0], ["len", None], "a callable"),
     (None, [None], [0, ""], "None"),
