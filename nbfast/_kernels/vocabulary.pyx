@@ -81,27 +81,36 @@ def distinct_terms(list terms):
     """A TermSet of ``terms`` (str) as columns 0, 1, ..., their UTF-8 written as the kernels write it (a lone
     surrogate as it is); ValueError when a term is listed twice."""
     cdef TermSet result = TermSet([])
-    cdef Py_ssize_t k, n = len(terms), size
-    cdef const char *utf8
-    cdef bytes encoded
-    cdef TermKey key
+    cdef Py_ssize_t k, n = len(terms)
     table_free(&result.table)
     if table_init(&result.table, n) != 0 or resize(<void **> &result.ids, max(n, 1) * sizeof(int64_t)) != 0:
         raise MemoryError("nbfast.text: cannot allocate a term table")
+    add_distinct(&result.table, terms)
     for k in range(n):
+        result.ids[k] = k
+    result.note_ids()
+    return result
+
+
+cdef int add_distinct(StrTable *table, list terms) except -1:
+    """Append ``terms`` (str) to ``table`` in their order, their UTF-8 written as the kernels write it (a lone
+    surrogate as it is); ValueError when a term is there already."""
+    cdef Py_ssize_t k, size
+    cdef const char *utf8
+    cdef bytes encoded
+    cdef TermKey key
+    for k in range(len(terms)):
         try:
             utf8 = PyUnicode_AsUTF8AndSize(terms[k], &size)  # kept by the str: no bytes made
         except UnicodeEncodeError:
             encoded = (<str> terms[k]).encode("utf-8", "surrogatepass")
             utf8, size = encoded, len(encoded)
         key = term_key(<const uint8_t *> utf8, size)
-        if table_find(&result.table, &key) >= 0:
+        if table_find(table, &key) >= 0:
             raise ValueError(f"the term {terms[k]!r} is listed twice")
-        if table_add(&result.table, &key) < 0:
+        if table_add(table, &key) < 0:
             raise MemoryError("nbfast.text: cannot allocate a term table")
-        result.ids[k] = k
-    result.note_ids()
-    return result
+    return 0
 
 
 cdef class TermSet:
@@ -529,10 +538,7 @@ cdef class VocabularyBuilder(RowCounter):
         """A builder of ``n_documents`` documents holding ``terms`` (distinct str, in their order of first
         occurrence) with these frequencies, as :meth:`statistics` gives them; it merges (and counts) on from
         there.  ValueError for a term listed twice, lengths that differ or impossible frequencies."""
-        cdef Py_ssize_t k, n = len(terms), size
-        cdef const char *utf8
-        cdef bytes encoded
-        cdef TermKey key
+        cdef Py_ssize_t k, n = len(terms)
         cdef VocabularyBuilder builder = VocabularyBuilder(False)
         if document_frequencies.shape[0] != n or term_frequencies.shape[0] != n:
             raise ValueError(f"{n} terms, {document_frequencies.shape[0]} document frequencies and "
@@ -541,17 +547,8 @@ cdef class VocabularyBuilder(RowCounter):
         if n_documents < 0 or n and (df.min() < 1 or df.max() > n_documents or np.any(tf < df)):
             raise ValueError(f"impossible frequencies: each term in 1 to {n_documents} documents, at least as many "
                              "times as documents")
+        add_distinct(&builder.table, terms)
         for k in range(n):
-            try:
-                utf8 = PyUnicode_AsUTF8AndSize(terms[k], &size)  # kept by the str: no bytes made
-            except UnicodeEncodeError:
-                encoded = (<str> terms[k]).encode("utf-8", "surrogatepass")
-                utf8, size = encoded, len(encoded)
-            key = term_key(<const uint8_t *> utf8, size)
-            if table_find(&builder.table, &key) >= 0:
-                raise ValueError(f"the term {terms[k]!r} is listed twice")
-            if table_add(&builder.table, &key) < 0:
-                raise MemoryError("nbfast.text: cannot allocate the vocabulary")
             builder.table.a[k] = document_frequencies[k]
             builder.table.b[k] = term_frequencies[k]
         builder.n_documents = n_documents
