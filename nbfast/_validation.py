@@ -509,9 +509,9 @@ def check_fitted_state(model):
     Kernels trust the shapes of the tables they are given, so a model rebuilt
     from a file or from another library is checked before it is used: sorted
     unique ``classes_``, an integer ``n_features_in_``, numeric fitted arrays,
-    the parameters (the estimator's own ``_validate_params``), sufficient
-    statistics shaped like ``_init_stats(n_classes, n_features)``, and whatever
-    the estimator's ``_validate_fitted`` checks.
+    sufficient statistics shaped like ``_init_stats(n_classes, n_features)``,
+    and whatever the estimator's ``_validate_fitted`` checks (its parameters
+    were checked by :func:`rebuild`, before any attribute was set).
 
     Raises
     ------
@@ -542,7 +542,6 @@ def check_fitted_state(model):
                 or observed.dtype.kind not in "biuf":
             raise ValueError(f"observed_count_ must be an array of shape {(len(classes), n_features)}.")
         check_counts(observed, "observed_count_")
-    model._validate_params(n_features, len(classes))
     model._validate_fitted()
 
 
@@ -588,7 +587,8 @@ def rebuild(cls, params, fitted, feature_names=None):
 
     ``fitted`` must hold one of the estimator's saved forms (``cls._saved_form``:
     its ``_fitted_attributes``, or its ``_compact_attributes``); its attributes are
-    checked by :func:`check_fitted_shapes`, set in the form's order, and the
+    checked by :func:`check_fitted_shapes`, the parameters by the estimator's
+    ``_validate_params``, the attributes are set in the form's order, and the
     result is checked by :func:`check_fitted_state`; nothing is returned half-built.
 
     Raises
@@ -603,6 +603,8 @@ def rebuild(cls, params, fitted, feature_names=None):
             raise ValueError(f"{cls.__name__} needs the fitted attributes {list(cls._fitted_attributes)}, "
                              f"got {sorted(fitted)}.")
         check_fitted_shapes(cls, fitted)
+        # the parameters, checked as a fit checks them, are those the tables derive from (see _BaseNB._fit_params)
+        model._fit_params = model._validate_params(int(fitted["n_features_in_"]), len(fitted["classes_"]))
         for name in form.attributes:
             setattr(model, name, fitted[name])
         if feature_names is not None:

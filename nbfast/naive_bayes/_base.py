@@ -8,10 +8,12 @@ hook out cannot be instantiated):
   validated X) and ``_check_stored_values`` (the values a model file may hold: each estimator states its own,
   so none is left unchecked) are abstract; the predict family, the class prior (``_log_prior``,
   ``_set_log_prior``, ``_uses_class_prior``: ``nbfast.with_prior``, ``MixedNB``), parameter checks
-  (``_validate_params`` at fit and on every rebuilt model; the parameters scoring reads, ``_scoring_params``,
-  before every prediction: ``set_params`` may change them after fit), the fitted state (``_fitted_shapes``, ``_validate_fitted``,
-  ``_saved_attributes``, ``_saved_form``: model files, interop, :func:`rebuild`), merging (``_merge``:
-  ``nbfast.merge``, ``nbfast.dask``) and explanation (``_feature_scores``: ``nbfast.top_features``) have defaults.
+  (``_validate_params``, once per fit and on every rebuilt model, returns the checked values that
+  ``_update_params`` and the derived tables read: ``_fitted_params``; the parameters scoring reads,
+  ``_scoring_params``, before every prediction: ``set_params`` may change them after fit), the fitted state
+  (``_fitted_shapes``, ``_validate_fitted``, ``_saved_attributes``, ``_saved_form``: model files, interop,
+  :func:`rebuild`), merging (``_merge``: ``nbfast.merge``, ``nbfast.dask``) and explanation
+  (``_feature_scores``: ``nbfast.top_features``) have defaults.
 - :class:`_StatisticsNB`, estimators fitted from sufficient statistics that add up over rows: ``_init_stats``,
   ``_accumulate`` and ``_update_params`` are abstract; fit, partial_fit and merging (``_merge_stats``) are
   built on them, and soft labels (``_soft_label_accumulator``, ``_log_parameter_prior``:
@@ -107,6 +109,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     _scoring_params = ()
     #: The tables derived from the fitted state (:meth:`_derived`); None until the first is derived.
     _derived_tables = None
+    #: The parameters of the last fit as :meth:`_validate_params` returned them (read by :meth:`_fitted_params`).
+    _fit_params = None
 
     # ------------------------------------------------------------ the contract
     @abstractmethod
@@ -128,9 +132,19 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """Check every parameter, against its declared constraints (unless checked on the way into this call:
         :func:`nbfast._params.checks_parameters`) and the data's shape; raise before any state changes.
 
-        Subclasses add the checks that need the shape of the data.
+        Returns the checked values the fitted parameters derive from (a dict the fit passes to :meth:`_commit`):
+        a parameter is checked once per fit.  Subclasses add the checks that need the shape of the data.
         """
         check_parameters(self)
+        return {}
+
+    def _fitted_params(self):
+        """The checked parameters the tables derived on first use read: the last fit's (as in scikit-learn, a
+        ``set_params`` takes effect at the next fit), or, fitted attributes set by hand, its own, checked once."""
+        params = self._fit_params
+        if params is None:
+            params = self._fit_params = self._validate_params(self.n_features_in_, len(self.classes_))
+        return params
 
     def _ignores_missing(self):
         """Whether NaN in X is a missing value, left out of fit and of each row's score (``missing="ignore"``).
@@ -173,8 +187,9 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         ``_compact_attributes`` for a model in compact form (what its model file stores)."""
         return type(self)._fitted_attributes
 
-    def _commit(self, stats, classes, n_features, feature_names):
-        """Install fresh statistics and derive the parameters: the only place fit mutates self."""
+    def _commit(self, stats, classes, n_features, feature_names, params):
+        """Install fresh statistics and derive the parameters with ``params`` (what :meth:`_validate_params`
+        returned): the only place fit mutates self."""
         self.classes_ = classes
         self.n_features_in_ = n_features
         if feature_names is not None:
@@ -185,16 +200,17 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             self.__dict__.pop(OBSERVED_COUNT, None)
         for name, value in stats.items():
             setattr(self, name, value)
-        self._derive_params()
+        self._derive_params(params)
 
-    def _derive_params(self):
-        """Derive the parameters from the statistics just installed, then forget the derived tables once more: a
-        prediction in another thread may have derived one from a part of the new state meanwhile."""
-        self._update_params()
+    def _derive_params(self, params):
+        """Derive the fitted parameters from the statistics just installed and ``params``, then forget the derived
+        tables again: a prediction in another thread may have derived one from a part of the new state meanwhile."""
+        self._fit_params = params
+        self._update_params(params)
         self._forget_derived()
 
-    def _update_params(self):
-        """Recompute the model's parameters from its statistics (installed by :meth:`_commit`)."""
+    def _update_params(self, params):
+        """Recompute the model's parameters from its statistics (installed by :meth:`_commit`) and ``params``."""
 
     # -------------------------------------------------------- derived tables
     def _build_tables(self):
@@ -441,12 +457,11 @@ class _StatisticsNB(_BaseNB):
     @abstractmethod
     def _accumulate(self, stats, X, y_index, sample_weight, rows=None):
         """Add the statistics of (X, y) into ``stats`` (in place, or by replacing an entry); with ``rows`` (valid
-        row indices), those of these rows only (``y_index`` and ``sample_weight`` still have a value per row of
-        X)."""
+        row indices), those of these rows only (``y_index`` and ``sample_weight`` keep a value per row of X)."""
 
     @abstractmethod
-    def _update_params(self):
-        """Recompute the model's parameters from its statistics."""
+    def _update_params(self, params):
+        """Recompute the model's parameters from its statistics and ``params`` (from ``_validate_params``)."""
 
     def _log_parameter_prior(self):
         """log p(parameters), up to a constant, under the prior of which the fitted parameters are the MAP
@@ -535,7 +550,7 @@ class _StatisticsNB(_BaseNB):
         merged = copy.deepcopy(models[0])
         for name, value in cls._merge_stats(models).items():
             setattr(merged, name, value)
-        merged._update_params()
+        merged._derive_params(merged._validate_params(merged.n_features_in_, len(merged.classes_)))
         return merged
 
     # ---------------------------------------------------------------- fitting
@@ -573,16 +588,16 @@ class _StatisticsNB(_BaseNB):
         (sorted, unique): what a cross-validated search calls on the rows of an X it checked once, or on the
         subset ``rows`` of them (valid row indices; counted in place where the model can).  The tables of
         predictions are left to the first one.  Returns self."""
-        self._validate_params(X.shape[1], len(classes))
+        params = self._validate_params(X.shape[1], len(classes))
         stats = self._init_stats(len(classes), X.shape[1])
         self._accumulate(stats, X, y_index, sample_weight, rows)
-        return self._fit_statistics(stats, classes, X.shape[1], feature_names)
+        return self._fit_statistics(stats, classes, X.shape[1], params, feature_names)
 
-    def _fit_statistics(self, stats, classes, n_features, feature_names=None):
+    def _fit_statistics(self, stats, classes, n_features, params, feature_names=None):
         """``fit`` from the statistics of its rows, counted elsewhere (a cross-validated search counts every
-        fold at once), with parameters already validated: they are checked, then installed.  Returns self."""
+        fold at once), and ``params`` from :meth:`_validate_params`: the statistics are checked, then installed."""
         check_statistics(stats)
-        self._commit(stats, classes, n_features, feature_names)
+        self._commit(stats, classes, n_features, feature_names, params)
         return self
 
     @serialized
@@ -616,7 +631,7 @@ class _StatisticsNB(_BaseNB):
             if classes is None:
                 raise ValueError("classes must be passed on the first call to partial_fit.")
             classes = unique_classes(check_labels(classes))
-            self._validate_params(X.shape[1], len(classes))
+            params = self._validate_params(X.shape[1], len(classes))
             stats = self._init_stats(len(classes), X.shape[1])
         else:
             if classes is not None and not np.array_equal(self.classes_, unique_classes(check_labels(classes))):
@@ -624,17 +639,17 @@ class _StatisticsNB(_BaseNB):
                     f"`classes={classes!r}` is not the same as on last call to partial_fit, was: {self.classes_!r}"
                 )
             classes = self.classes_
-            self._validate_params(X.shape[1], len(classes))
+            params = self._validate_params(X.shape[1], len(classes))
             stats = self._current_stats()
         y_index = encode_labels(classes, y)
         self._accumulate(stats, X, y_index, sample_weight)
         check_statistics(stats)  # before any of them is installed: a refused batch leaves the model as it was
         if first_call:
-            self._commit(stats, classes, X.shape[1], feature_names)
+            self._commit(stats, classes, X.shape[1], feature_names, params)
         else:
             for name, value in stats.items():  # _accumulate may have replaced (grown) a statistic
                 setattr(self, name, value)
-            self._derive_params()
+            self._derive_params(params)
         return self
 
 

@@ -32,7 +32,7 @@ class BatchFit:
             raise TypeError(f"{type(estimator).__name__} does not fit from batches alone; use partial_fit")
         check_parameters(estimator)
         self._estimator, self._classes = estimator, unique_classes(check_labels(classes))
-        self._stats = self._n_features = None
+        self._stats = self._n_features = self._params = None
 
     def add(self, X, y):
         """Count the rows of X (labels y) in, with the estimator's ``n_jobs``."""
@@ -53,7 +53,7 @@ class BatchFit:
         estimator = self._estimator
         if self._stats is None:
             self._n_features = X.shape[1]
-            estimator._validate_params(self._n_features, len(self._classes))
+            self._params = estimator._validate_params(self._n_features, len(self._classes))
             self._stats = estimator._init_stats(len(self._classes), self._n_features)
         elif X.shape[1] != self._n_features:
             raise ValueError(f"X has {X.shape[1]} features, but the earlier batches have {self._n_features}")
@@ -63,4 +63,4 @@ class BatchFit:
         """The estimator fitted on every batch added; no batch is a ValueError."""
         if self._stats is None:
             raise ValueError("no batches to fit on")
-        return self._estimator._fit_statistics(self._stats, self._classes, self._n_features)
+        return self._estimator._fit_statistics(self._stats, self._classes, self._n_features, self._params)

@@ -125,7 +125,7 @@ def _with_stats(model, stats):
     others = copy.deepcopy(model)
     for name, value in stats.items():
         setattr(others, name, value)
-    others._update_params()
+    others._derive_params(others._fitted_params())
     return others
 
 

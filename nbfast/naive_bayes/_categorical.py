@@ -151,8 +151,6 @@ class CategoricalNB(_BaseDiscreteNB):
     _category_counts = None
     #: A dense model's tables (:class:`DenseTables`); None for a compact model, whose tables are derived.
     _dense_tables = None
-    #: The smoothing a compact model's tables derive from, as it was at the last fit.
-    _table_alpha = None
 
     def __init__(
         self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None, min_categories=None,
@@ -166,8 +164,9 @@ class CategoricalNB(_BaseDiscreteNB):
 
     # ---------------------------------------------------------- parameters
     def _validate_params(self, n_features, n_classes):
-        super()._validate_params(n_features, n_classes)
+        params = super()._validate_params(n_features, n_classes)
         self._min_categories(n_features)
+        return params
 
     def _ignores_missing(self):
         return check_missing(self.missing)
@@ -373,15 +372,14 @@ class CategoricalNB(_BaseDiscreteNB):
         counts = self._category_counts = resettled(self._category_counts, self._has_compact_table(),
                                                    to_dense=densified(self.class_count_, self.n_categories_))
         if counts.compact_form() is not None:
-            self._become_compact(alpha)
+            self._become_compact()
             return
         self._set_log_prob(self._smoothed_log_prob(alpha))
 
     # ---------------------------------------------------------- compact form
-    def _become_compact(self, alpha):
+    def _become_compact(self):
         """Drop the dense tables (one attribute: a prediction in another thread sees either form, whole) and
-        derive the compact ones on first use."""
-        self._table_alpha = alpha
+        derive the compact ones on first use, with the smoothing of the last fit (``_fitted_params``)."""
         self._dense_tables = None
 
     def _is_compact(self):
@@ -419,10 +417,6 @@ class CategoricalNB(_BaseDiscreteNB):
             return counts.toarray()
         return self._derived("dense_counts", lambda: dense_counts(*self._compact_state()))
 
-    def _table_alpha_now(self):
-        alpha = self._table_alpha
-        return self._check_alpha(self.n_features_in_) if alpha is None else alpha
-
     @property
     def _sparse_category_count(self):
         """The compact counts of categories v > 0, ``(indptr, classes, values)`` by stacked column."""
@@ -436,7 +430,6 @@ class CategoricalNB(_BaseDiscreteNB):
             raise ValueError(f"CategoricalNB with alpha={self.alpha!r} has no compact tables.")
         n_categories = check_n_categories(self.n_categories_, self.n_features_in_)
         self._category_counts = SparseCounts.from_arrays(arrays, len(self.classes_), int(np.sum(n_categories + 1)))
-        self._table_alpha = None
         self._forget_derived()
 
     def _compact_terms(self):
@@ -446,7 +439,7 @@ class CategoricalNB(_BaseDiscreteNB):
         where class c has no count in feature j (N_c0j = N_c), that is log(alpha) - log(N_c + alpha),
         the default.  The bias is sum_j log p(x_j = 0 | c).
         """
-        (counts, class_count, n_categories), alpha = self._compact_state(), float(self._table_alpha_now())
+        (counts, class_count, n_categories), alpha = self._compact_state(), float(self._fitted_params()["alpha"])
         n_classes, starts = counts.n_classes, column_starts(n_categories)
         column_feature = np.repeat(np.arange(n_categories.shape[0]), n_categories + 1)
         log_all = np.log(class_count + alpha)
@@ -535,7 +528,7 @@ class CategoricalNB(_BaseDiscreteNB):
         n_classes = len(self.classes_)
         check_blocks(value, n_classes, n_categories, "category_count_")  # before the allocation they back
         if self._is_compact():  # as in scikit-learn, the parameters stay those of the last fit
-            self._set_log_prob(self._smoothed_log_prob(self._table_alpha_now()))
+            self._set_log_prob(self._smoothed_log_prob(self._fitted_params()["alpha"]))
         self._category_counts = DenseCounts(self._stacked(value, np.zeros((n_classes, int(np.sum(n_categories + 1))))))
         self._forget_derived()
 
@@ -554,7 +547,7 @@ class CategoricalNB(_BaseDiscreteNB):
         dense = self._dense_tables
         if dense is not None:
             return dense.log_prob
-        return self._derived("log_prob", lambda: self._smoothed_log_prob(self._table_alpha_now()))
+        return self._derived("log_prob", lambda: self._smoothed_log_prob(self._fitted_params()["alpha"]))
 
     @feature_log_prob_.setter
     def feature_log_prob_(self, value):
@@ -563,7 +556,7 @@ class CategoricalNB(_BaseDiscreteNB):
         if self._category_counts.shape != (len(self.classes_), int(np.sum(n_categories + 1))):
             raise ValueError("set category_count_ (for the current n_categories_) before feature_log_prob_.")
         # The unseen slots are derived from the counts and alpha.
-        log_prob = self._stacked(value, self._smoothed_log_prob(self._check_alpha(self.n_features_in_)))
+        log_prob = self._stacked(value, self._smoothed_log_prob(self._fitted_params()["alpha"]))
         check_no_nan(log_prob, "feature_log_prob_")
         self._set_log_prob(log_prob)
         self._forget_derived()

@@ -120,9 +120,9 @@ class _BaseDiscreteNB(_StatisticsNB, _LinearNB):
 
     # ---------------------------------------------------------- parameters
     def _validate_params(self, n_features, n_classes):
-        super()._validate_params(n_features, n_classes)
-        self._check_alpha(n_features, warn=True)
-        check_class_prior(self.class_prior, n_classes)
+        params = super()._validate_params(n_features, n_classes)
+        return {**params, "alpha": self._check_alpha(n_features, warn=True),
+                "class_prior": check_class_prior(self.class_prior, n_classes)}
 
     def _check_alpha(self, n_features, warn=False):
         """The smoothing as a float or a (n_features,) array, bounded below unless force_alpha (with a warning
@@ -160,14 +160,9 @@ class _BaseDiscreteNB(_StatisticsNB, _LinearNB):
         return alpha * n_features if isinstance(alpha, float) else float(np.sum(alpha))
 
     # ---------------------------------------------------------- statistics
-    def _update_params(self):
-        alpha = self._check_alpha(self.n_features_in_)
-        self._update_feature_log_prob(alpha)
-        self._update_class_log_prior()
-
-    def _update_class_log_prior(self):
-        prior = check_class_prior(self.class_prior, len(self.classes_))
-        self.class_log_prior_ = class_log_prior(self.class_count_, prior, self.fit_prior)
+    def _update_params(self, params):
+        self._update_feature_log_prob(params["alpha"])
+        self.class_log_prior_ = class_log_prior(self.class_count_, params["class_prior"], self.fit_prior)
 
 
 class _CountNB(_BaseDiscreteNB):
@@ -195,11 +190,6 @@ class _CountNB(_BaseDiscreteNB):
     _feature_counts = None
     #: ``feature_log_prob_`` as assigned (scoring layout), which the tables then derive from; None: from the counts.
     _log_prob_override = None
-    #: The parameters the tables derive from, as they were at the last fit (``_table_parameters``): the tables
-    #: are derived on first use (partial_fit and merge leave them to the next prediction), with the parameters
-    #: of the last fit as in scikit-learn, not with those set since.  None: the model was rebuilt from its
-    #: attributes, whose parameters are checked where the tables are derived.
-    _table_params = None
     #: Whether the statistics are sums of x (not binarized, no missing values) and ``_search_terms(logs)``
     #: gives the compact tables of several alphas (a LogTable's) at once, as (CompactTables, bias), or None
     #: where it cannot: a cross-validated search then counts every fold in one pass over X, and scores every
@@ -261,18 +251,10 @@ class _CountNB(_BaseDiscreteNB):
         return stats
 
     def _update_feature_log_prob(self, alpha):
-        # The tables are derived on first use, from the parameters of this moment.
-        self._table_params = self._table_parameters(alpha)
+        # The tables are derived on first use (partial_fit and merge leave them to the next prediction), from the
+        # parameters of this fit (_fitted_params).
         self._feature_counts = resettled(self._feature_counts, self._has_compact_table())
         self._statistics_changed()
-
-    def _table_parameters(self, alpha):
-        """The parameters the tables are derived with (snapshot at fit: ``set_params`` after it changes nothing)."""
-        return {"alpha": alpha}
-
-    def _params_for_tables(self):
-        params = self._table_params
-        return params if params is not None else self._table_parameters(self._check_alpha(self.n_features_in_))
 
     def _statistics_changed(self):
         """Forget the tables derived from the statistics and any table assigned by hand."""
@@ -307,7 +289,7 @@ class _CountNB(_BaseDiscreteNB):
             if class_count.shape != (counts.n_classes,):
                 raise ValueError(f"class_count_ has shape {class_count.shape}, expected ({counts.n_classes},) (or "
                                  "the model was refitted while predicting).")
-            return self._compact_terms(counts, class_count, self._params_for_tables())
+            return self._compact_terms(counts, class_count, self._fitted_params())
 
         return self._derived("scoring", build)
 
@@ -327,7 +309,7 @@ class _CountNB(_BaseDiscreteNB):
         if override is not None:
             return override
         counts = self._counts()
-        return self._derived("log_prob", lambda: self._dense_log_table(counts.toarray(), self._params_for_tables()))
+        return self._derived("log_prob", lambda: self._dense_log_table(counts.toarray(), self._fitted_params()))
 
     @abstractmethod
     def _dense_log_table(self, counts, params):
@@ -393,7 +375,6 @@ class _CountNB(_BaseDiscreteNB):
         if not self._has_compact_table():
             raise ValueError(f"{type(self).__name__} with alpha={self.alpha!r} has no compact tables.")
         self._feature_counts = SparseCounts.from_arrays(arrays, len(self.classes_), self.n_features_in_)
-        self._table_params = None
         self._statistics_changed()
 
     @property

@@ -53,7 +53,7 @@ hands it every prediction; the base model's fitted attributes
 The search reads these hooks of the base models: ``_check_X`` and
 ``_validate_params`` (once), ``_fit_checked`` (counting rows of the checked X),
 ``_fit_statistics`` (a model of counts summed over folds), ``_merge`` (summing
-the folds' counts), ``_derive_params`` (the tables for another alpha),
+the folds' counts), ``_derive_params`` (the tables for another checked alpha),
 ``_score``, for the stacked scoring ``_linear_terms``, ``_kernel_threshold``,
 ``_score_outside_the_linear_form`` and ``_ignores_missing``, and for the
 tables of every alpha at once ``_searches_alphas_at_once``,
@@ -197,9 +197,10 @@ class _CountNBCV(_WrapperNB):
         y = check_y(y, X.shape[0])
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         classes = unique_classes(y)
-        base._validate_params(X.shape[1], len(classes))
-        for alpha in alphas[1:]:  # every alpha of the search, before any is fitted
-            self._base_estimator(float(alpha))._check_alpha(X.shape[1])
+        params = base._validate_params(X.shape[1], len(classes))
+        # every alpha of the search checked before any is fitted, as the base model applies it
+        smoothing = [params["alpha"]] + [self._base_estimator(float(alpha))._check_alpha(X.shape[1])
+                                         for alpha in alphas[1:]]
         y_index = encode_labels(classes, y)
         splits = self._splits(X, y, classes, y_index)
         for k, (_, test) in enumerate(splits if sample_weight is not None else ()):
@@ -211,7 +212,8 @@ class _CountNBCV(_WrapperNB):
         scores = np.empty((len(splits), alphas.shape[0]))
         for k, (_, test) in enumerate(splits):
             weights = None if sample_weight is None else sample_weight[test]
-            scores[k] = scores_of_alphas(training(k), alphas, X, test, y_index[test], weights, self.scoring)
+            scores[k] = scores_of_alphas(training(k), alphas, smoothing, X, test, y_index[test], weights,
+                                         self.scoring)
         results = self._results(self.alphas, scores)
         best = int(results["rank_test_score"].argmin())  # the first of the best, in the order given
         alpha = list(self.alphas)[best]  # as given, as GridSearchCV's best_params_ holds it
@@ -237,7 +239,9 @@ class _CountNBCV(_WrapperNB):
             def summed(which, alpha=base.alpha):
                 counts, class_count = by_fold.of_folds(which)
                 stats = {"class_count_": class_count, "_feature_counts": counts}
-                return clone(base).set_params(alpha=alpha)._fit_statistics(stats, classes, X.shape[1], feature_names)
+                model = clone(base).set_params(alpha=alpha)
+                params = model._validate_params(X.shape[1], len(classes))
+                return model._fit_statistics(stats, classes, X.shape[1], params, feature_names)
 
             every = list(range(len(splits)))
             return (lambda k: summed(every[:k] + every[k + 1:])), lambda alpha: summed(every, alpha)

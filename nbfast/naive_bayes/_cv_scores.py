@@ -35,10 +35,11 @@ def searches_alphas_at_once(cls):
     return issubclass(cls, _CountNB) and cls._searches_alphas_at_once
 
 
-def scores_of_alphas(model, alphas, X, rows, y_index, sample_weight, scoring):
+def scores_of_alphas(model, alphas, smoothing, X, rows, y_index, sample_weight, scoring):
     """The score of ``model`` (fitted on the training rows) with each alpha on the test rows ``rows`` of X (as
     the model's ``_check_X`` returns it; their classes' indices ``y_index``), weighted by their
-    ``sample_weight`` (None: unweighted).
+    ``sample_weight`` (None: unweighted).  ``smoothing`` holds each alpha as the model's ``_check_alpha``
+    returned it (checked once, by the search).
 
     Each alpha's tables are built from the same statistics.  A compact model that gives the tables of several
     alphas at once (``_search_terms``) scores all of them in one pass over the test rows, in place
@@ -55,7 +56,7 @@ def scores_of_alphas(model, alphas, X, rows, y_index, sample_weight, scoring):
     def score(per_row):  # the weighted mean of an alpha's per-row scores, over the whole test set at once
         return sign * float(np.average(per_row, weights=sample_weight))
 
-    compact_scores = _compact_scores(model, alphas, X, rows, y_index, mode, score)
+    compact_scores = _compact_scores(model, alphas, smoothing, X, rows, y_index, mode, score)
     if compact_scores is not None:
         return compact_scores
     scores = [None] * len(alphas)
@@ -73,7 +74,7 @@ def scores_of_alphas(model, alphas, X, rows, y_index, sample_weight, scoring):
     test_X = None  # the copy of the test rows, made when a model's own scoring needs it
     for a, alpha in enumerate(alphas):
         model.set_params(alpha=float(alpha))
-        model._derive_params()  # the tables of this alpha, from the same statistics
+        model._derive_params({**model._fitted_params(), "alpha": smoothing[a]})  # this alpha's tables, same statistics
         terms = _linear_table(model, X[:0], mode)
         if terms is None:
             test_X = X[rows] if test_X is None else test_X
@@ -87,18 +88,16 @@ def scores_of_alphas(model, alphas, X, rows, y_index, sample_weight, scoring):
     return scores
 
 
-def _compact_scores(model, alphas, X, rows, y_index, mode, score):
+def _compact_scores(model, alphas, smoothing, X, rows, y_index, mode, score):
     """``score`` of each alpha's per-row scores, from the compact tables of the alphas side by side (a block
     of them at a time, within _STACK_BYTES), each block in one pass over the rows; None when ``model`` does
     not give such tables for these alphas (see ``_searches_alphas_at_once``)."""
     if not (searches_alphas_at_once(type(model)) and model._is_compact()):
         return None
-    smoothing = []  # each alpha as the model applies it
     for alpha in alphas:
         model.set_params(alpha=float(alpha))
         if not model._has_compact_table():
             return None
-        smoothing.append(model._check_alpha(model.n_features_in_))
     counts = model._counts()
     n_classes = len(model.classes_)
     if mode == Output.ARGMAX:

@@ -108,7 +108,7 @@ class MultinomialNB(_CountNB):
 
     def _log_parameter_prior(self):
         # theta_c ~ Dirichlet(alpha + 1), whose mode is the smoothed estimate: sum_ci alpha_i log theta_ci
-        return alpha_weighted_sum(self._params_for_tables()["alpha"], self._log_prob_table)
+        return alpha_weighted_sum(self._fitted_params()["alpha"], self._log_prob_table)
 
     def _check_stored_values(self):
         """Its class prior, log-probabilities and scoring table."""
@@ -308,7 +308,7 @@ class BernoulliNB(_CountNB):
 
     def _log_parameter_prior(self):
         # theta_ci ~ Beta(alpha + 1, alpha + 1): sum_ci alpha (log theta_ci + log(1 - theta_ci))
-        alpha = self._params_for_tables()["alpha"]
+        alpha = self._fitted_params()["alpha"]
         with np.errstate(divide="ignore"):
             log_absent = np.log1p(-np.exp(self._log_prob_table))
         return alpha_weighted_sum(alpha, self._log_prob_table) + alpha_weighted_sum(alpha, log_absent)
@@ -415,8 +415,8 @@ class ComplementNB(_CountNB):
                          n_jobs=n_jobs)
         self.norm = norm
 
-    def _table_parameters(self, alpha):
-        return {"alpha": alpha, "norm": self.norm}
+    def _validate_params(self, n_features, n_classes):
+        return {**super()._validate_params(n_features, n_classes), "norm": bool(self.norm)}
 
     # w_ci = log(theta~_ci), theta~_ci = (sum_{c' != c} N_c'i + alpha_i) / sum_i (...);
     # scores are -w (argmax of -w is the paper's argmin), or w / sum_i w when norm.
@@ -455,7 +455,7 @@ class ComplementNB(_CountNB):
         deviation = logs(entry_totals, entry_totals - counts.values)  # log F~_i - log((F_i - N_ci) + alpha_i)
         smoothed_sums = np.array([np.sum(totals + alpha) for alpha in logs.alphas])  # sum_i F~_i
         log_total = np.log(smoothed_sums - counts.class_totals()[:, None])
-        if not self._params_for_tables()["norm"]:
+        if not self._fitted_params()["norm"]:
             return CompactTables(deviation, log_total, base=-log_all), self._added_log_prior()
         by_class = np.stack([counts.sum_by_class(deviation[:, a]) for a in range(deviation.shape[1])], axis=1)
         norm = np.array([np.sum(log_all[:, a]) for a in range(log_all.shape[1])]) - by_class \
@@ -564,8 +564,8 @@ class PoissonNB(_CountNB):
                          n_jobs=n_jobs)
         self.beta = beta
 
-    def _table_parameters(self, alpha):
-        return {"alpha": alpha, "beta": float(self.beta)}
+    def _validate_params(self, n_features, n_classes):
+        return {**super()._validate_params(n_features, n_classes), "beta": float(self.beta)}
 
     # log lambda_ci = log(T_ci + alpha_i) - log(N_c + beta)
     # jll = log prior - sum_i lambda_ci + sum_{i present} x_i log lambda_ci  (- sum_i log x_i!)
@@ -585,8 +585,8 @@ class PoissonNB(_CountNB):
 
     def _log_parameter_prior(self):
         # lambda_ci ~ Gamma(alpha_i + 1, beta): sum_ci alpha_i log lambda_ci - beta lambda_ci
-        return (alpha_weighted_sum(self._params_for_tables()["alpha"], self._log_prob_table)
-                + float(self.beta) * float(self._scoring_terms()[1].sum()))  # the bias: -sum_i lambda_ci
+        return (alpha_weighted_sum(self._fitted_params()["alpha"], self._log_prob_table)
+                + self._fitted_params()["beta"] * float(self._scoring_terms()[1].sum()))  # the bias: -sum_i lambda_ci
 
     @uses_n_jobs
     def predict_joint_log_proba(self, X):

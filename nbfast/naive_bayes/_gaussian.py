@@ -258,8 +258,9 @@ class GaussianNB(_StatisticsNB):
 
     # ---------------------------------------------------------- parameters
     def _validate_params(self, n_features, n_classes):
-        super()._validate_params(n_features, n_classes)
+        params = super()._validate_params(n_features, n_classes)
         self._check_priors(n_classes)
+        return params
 
     def _ignores_missing(self):
         return check_missing(self.missing)
@@ -343,7 +344,7 @@ class GaussianNB(_StatisticsNB):
         observed = self._fitted_observed_count()
         return self.class_count_ if observed is None else observed
 
-    def _update_params(self):
+    def _update_params(self, params):
         dtype = self._dtype()
         variance = np.broadcast_to(
             pooled_variance(self._raw_var, self._moment_count(), self.variance, self.ddof), self._raw_var.shape)
@@ -538,7 +539,7 @@ class GaussianNB(_StatisticsNB):
                 )
         classes = unique_classes(np.concatenate([model.classes_ for model in models]))
         merged = cls(**first.get_params())
-        merged._validate_params(first.n_features_in_, len(classes))
+        params = merged._validate_params(first.n_features_in_, len(classes))
         stats = merged._init_stats(len(classes), first.n_features_in_)
         observed = any(model._fitted_observed_count() is not None for model in models)
         if observed:  # the moments are over each feature's observed values
@@ -559,7 +560,7 @@ class GaussianNB(_StatisticsNB):
                 stats, ("_seen_count", "_seen_mean", "_seen_var"), (seen_count, model._seen_mean, model._seen_var),
             )
         stats["epsilon_"] = merged.var_smoothing * float(stats["_seen_var"].max())
-        merged._commit(stats, classes, first.n_features_in_, getattr(first, "feature_names_in_", None))
+        merged._commit(stats, classes, first.n_features_in_, getattr(first, "feature_names_in_", None), params)
         return merged
 
     def _check_stored_values(self):

@@ -381,7 +381,7 @@ class MixedNB(_BaseComposition, _BaseNB):
                                  "model (fit) to change it.")
             # nbfast parts are validated before any update; others are updated on a copy, first.
             estimators = [e if isinstance(e, _BaseNB) else copy.deepcopy(e) for e in self.estimators_]
-        check_class_prior(self.class_prior, len(classes))
+        params = self._validate_params(X.shape[1], len(classes))
         y_index = encode_labels(classes, y)
         X_parts = [_select(X, index) for index in columns]
         if not first:
@@ -396,8 +396,12 @@ class MixedNB(_BaseComposition, _BaseNB):
             else:
                 estimator.fit(X_part, y, **weights)
         class_count += np.bincount(y_index, weights=sample_weight, minlength=len(classes))
-        self._commit_parts(classes, X.shape[1], feature_names, class_count, columns, estimators)
+        self._commit_parts(classes, X.shape[1], feature_names, class_count, columns, estimators, params)
         return self
+
+    def _validate_params(self, n_features, n_classes):
+        params = super()._validate_params(n_features, n_classes)
+        return {**params, "class_prior": check_class_prior(self.class_prior, n_classes)}
 
     def _ignores_missing(self):
         return check_missing(self.missing)
@@ -408,9 +412,9 @@ class MixedNB(_BaseComposition, _BaseNB):
             estimator.set_params(missing=self.missing)
         return estimator
 
-    def _commit_parts(self, classes, n_features, feature_names, class_count, columns, estimators):
+    def _commit_parts(self, classes, n_features, feature_names, class_count, columns, estimators, params):
         """Install the fitted parts and the shared prior: the only place fit mutates self."""
-        self._commit({"class_count_": class_count}, classes, n_features, feature_names)
+        self._commit({"class_count_": class_count}, classes, n_features, feature_names, params)
         self.columns_ = columns
         self.estimators_ = estimators
         for estimator in estimators:
@@ -429,14 +433,14 @@ class MixedNB(_BaseComposition, _BaseNB):
         merged = clone(first)
         class_count = np.sum([np.asarray(model.class_count_, dtype=np.float64) for model in models], axis=0)
         estimators = [type(shard[0])._merge(list(shard)) for shard in shards]
+        params = merged._validate_params(first.n_features_in_, len(first.classes_))
         merged._commit_parts(first.classes_.copy(), first.n_features_in_, getattr(first, "feature_names_in_", None),
-                             class_count, [index.copy() for index in first.columns_], estimators)
+                             class_count, [index.copy() for index in first.columns_], estimators, params)
         return merged
 
-    def _update_params(self):
+    def _update_params(self, params):
         # The shared prior follows the discrete models' rules (fit_prior, class_prior).
-        prior = check_class_prior(self.class_prior, len(self.classes_))
-        self.class_log_prior_ = class_log_prior(self.class_count_, prior, self.fit_prior)
+        self.class_log_prior_ = class_log_prior(self.class_count_, params["class_prior"], self.fit_prior)
 
     @classmethod
     def _fitted_shapes(cls, fitted, n_classes, n_features):

@@ -214,12 +214,12 @@ class SemiSupervisedNB(_WrapperNB):
         classes = unique_classes(y_labelled)
         y_index = encode_labels(classes, y_labelled)
         model = clone(base)
-        model._validate_params(n_features, len(classes))
+        params = model._validate_params(n_features, len(classes))
         accumulate = model._soft_label_accumulator(X)  # TypeError for a model without soft labels, before any work
 
         stats = model._init_stats(len(classes), n_features)
         model._accumulate(stats, X[labelled], y_index, None if sample_weight is None else sample_weight[labelled])
-        model._commit(stats, classes, n_features, feature_names)
+        model._commit(stats, classes, n_features, feature_names, params)
 
         row_weight = np.ones(n_samples) if sample_weight is None else sample_weight
         unlabelled_weight = row_weight * unlabeled_weight
@@ -234,7 +234,7 @@ class SemiSupervisedNB(_WrapperNB):
                 break
             stats = model._init_stats(len(classes), n_features)
             accumulate(stats, class_weight)
-            model._commit(stats, classes, n_features, feature_names)
+            model._commit(stats, classes, n_features, feature_names, params)
             n_iter += 1
 
         self._install_estimator(model)

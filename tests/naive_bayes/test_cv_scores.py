@@ -239,7 +239,7 @@ def test_the_tables_of_several_alphas_are_each_alpha_s_table(name, params):
     assert (tables.codes is not None) == exact  # whole counts: MultinomialNB's deviations by count
     by_entry = tables.deviation if tables.codes is None else tables.deviation[tables.codes]
     for a, alpha in enumerate(ALPHAS):
-        table, alone_bias = model._compact_terms(counts, model.class_count_, model._table_parameters(alpha))
+        table, alone_bias = model._compact_terms(counts, model.class_count_, {**model._fitted_params(), "alpha": alpha})
         for got, want in [(by_entry[:, a], table.deviation), (tables.default[:, a], table.default),
                           (None if tables.scale is None else tables.scale[:, a], table.scale),
                           (None if tables.base is None else tables.base[:, a], table.base)]:

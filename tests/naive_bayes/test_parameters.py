@@ -164,3 +164,47 @@ def test_the_alpha_too_small_warning_is_issued_once_per_fit(name, method):
         with pytest.warns(UserWarning, match="alpha too small") as record:
             getattr(getattr(sk_nb, name)(alpha=0.0, force_alpha=False), method)(X, y, **kwargs)
         assert len([w for w in record if "alpha too small" in str(w.message)]) == 1
+
+
+SMOOTHED = ["MultinomialNB", "BernoulliNB", "ComplementNB", "CategoricalNB", "PoissonNB"]
+
+
+@pytest.mark.parametrize("name", SMOOTHED)
+def test_alpha_is_checked_once_per_fit_and_never_to_predict(name, monkeypatch):
+    """The checked alpha travels from the fit's one check to the tables, which derive on first use."""
+    X, y = _data(name)
+    cls = ESTIMATORS[name]
+    calls = []
+    check_alpha = cls._check_alpha
+
+    def counted(self, *args, **kwargs):
+        calls.append(self.alpha)
+        return check_alpha(self, *args, **kwargs)
+
+    monkeypatch.setattr(cls, "_check_alpha", counted)
+    model = cls(alpha=0.5).fit(X, y)
+    assert len(calls) == 1
+    model.predict_proba(X), model.feature_log_prob_
+    assert len(calls) == 1
+    for n_calls in (2, 3):  # partial_fit checks its parameters at every call; its tables derive on first use
+        model.partial_fit(X, y, classes=[0, 1])
+        model.predict(X)
+        assert len(calls) == n_calls
+    nbfast.merge([model, model])
+    assert len(calls) == 4  # a merge derives the parameters of a new model: one check
+
+
+@pytest.mark.parametrize("name, changed", [
+    ("MultinomialNB", {"alpha": 7.0}), ("BernoulliNB", {"alpha": 7.0}), ("CategoricalNB", {"alpha": 7.0}),
+    ("ComplementNB", {"alpha": 7.0, "norm": True}), ("PoissonNB", {"alpha": 7.0, "beta": 3.0}),
+])
+def test_tables_derived_after_a_fit_use_that_fit_s_parameters(name, changed):
+    """partial_fit leaves the tables to the first prediction: set_params in between changes nothing until the
+    next fit, as in scikit-learn, where partial_fit computes them at once."""
+    X, y = _data(name)
+    expected = ESTIMATORS[name](alpha=0.5).partial_fit(X, y, classes=[0, 1]).predict_proba(X)
+    model = ESTIMATORS[name](alpha=0.5).partial_fit(X, y, classes=[0, 1])
+    model.set_params(**changed)
+    np.testing.assert_array_equal(model.predict_proba(X), expected)
+    refit = ESTIMATORS[name](**changed).fit(X, y).predict_proba(X)
+    np.testing.assert_array_equal(model.fit(X, y).predict_proba(X), refit)
