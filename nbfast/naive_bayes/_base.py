@@ -181,6 +181,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
 
     #: The saved form (:class:`~nbfast.naive_bayes._stored.SavedForm`) whose attributes are the given names, or None.
     _saved_form = classmethod(saved_form)
+    #: None, or a function turning the fitted attributes of a file saved in an older layout into the current one.
+    _older_layout = None
 
     def _saved_attributes(self):
         """The attributes that fully determine this fitted model: ``_fitted_attributes``, or
@@ -271,10 +273,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
 
     # ------------------------------------------------ linear export, explanation
     def _linear_export(self):
-        """(coef (n_classes, n_features), intercept (n_classes,)) of the joint log-likelihood; see ``to_linear``.
-
-        Raises TypeError for a model that is not linear in x (or ValueError for a configuration that is not).
-        """
+        """(coef (n_classes, n_features), intercept (n_classes,)) of the joint log-likelihood (see ``to_linear``);
+        TypeError for a model that is not linear in x (ValueError for a configuration that is not)."""
         raise TypeError(f"{type(self).__name__}'s joint log-likelihood is not linear in x: it cannot be exported "
                         "as (coef, intercept).")
 

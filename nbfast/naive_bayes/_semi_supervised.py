@@ -93,6 +93,23 @@ def expectation(jll, labelled, y_index, row_weight, unlabelled_weight):
     return float(log_likelihood), float(row_weight[labelled_rows].sum() + weight.sum())
 
 
+def _n_iter_of_older_files(fitted):
+    """SemiSupervisedNB's fitted attributes as files saved before its n_iter_ counted the fit on the labelled rows
+    hold them, in the current meaning.
+
+    Then, n_iter_ was the number of EM iterations (0 when every row was labelled or max_iter=0) and
+    log_likelihood_ held n_iter_ + 1 values: the labelled fit's, then one per iteration.  Now n_iter_ counts
+    every model fitted, the labelled one included, and log_likelihood_ holds n_iter_ values, the same values.
+    So a file whose log_likelihood_ has exactly one value more than n_iter_ is of the old layout, and its
+    n_iter_ + 1 is the current n_iter_; a file of the current layout never has that mismatch, and any other
+    mismatch is left to the fitted-state check, which refuses it."""
+    n_iter, history = fitted.get("n_iter_"), fitted.get("log_likelihood_")
+    if isinstance(n_iter, numbers.Integral) and not isinstance(n_iter, bool) and n_iter >= 0 and \
+            isinstance(history, np.ndarray) and history.shape == (int(n_iter) + 1,):
+        fitted["n_iter_"] = int(n_iter) + 1
+    return fitted
+
+
 class SemiSupervisedNB(_WrapperNB):
     """A count model fitted on labelled and unlabelled rows by Expectation-Maximization (Nigam et al., 2000).
 
@@ -162,6 +179,7 @@ class SemiSupervisedNB(_WrapperNB):
     """
 
     _fitted_attributes = ("classes_", "n_features_in_", "estimator_", "n_iter_", "log_likelihood_")
+    _older_layout = staticmethod(_n_iter_of_older_files)
     partial_fit = NotIncremental("EM revisits every row at each iteration: fit one SemiSupervisedNB on all the "
                                  "rows, or partial_fit and merge models on labelled shards.")
     _parameter_constraints = declare({

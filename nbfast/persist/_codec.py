@@ -89,28 +89,6 @@ def _check_size(fitted, per_feature):
             raise ValueError(f"{len(classes)} classes and n_features_in_={n_features} do not fit the stored arrays.")
 
 
-def _semi_supervised_n_iter(fitted):
-    """SemiSupervisedNB's fitted attributes as files saved before its n_iter_ counted the fit on the labelled rows
-    hold them, in the current meaning.
-
-    Then, n_iter_ was the number of EM iterations (0 when every row was labelled or max_iter=0) and
-    log_likelihood_ held n_iter_ + 1 values: the labelled fit's, then one per iteration.  Now n_iter_ counts
-    every model fitted, the labelled one included, and log_likelihood_ holds n_iter_ values, the same values.
-    So a file whose log_likelihood_ has exactly one value more than n_iter_ is of the old layout, and its
-    n_iter_ + 1 is the current n_iter_; a file of the current layout never has that mismatch, and any other
-    mismatch is left to the fitted-state check, which refuses it."""
-    n_iter, history = fitted.get("n_iter_"), fitted.get("log_likelihood_")
-    if isinstance(n_iter, numbers.Integral) and not isinstance(n_iter, bool) and n_iter >= 0 and \
-            isinstance(history, np.ndarray) and history.shape == (int(n_iter) + 1,):
-        fitted["n_iter_"] = int(n_iter) + 1
-    return fitted
-
-
-#: Conversions of fitted attributes stored in an older layout into the current one, by estimator class: a file that
-#: loaded before a fitted attribute changed meaning keeps loading (each conversion says which files it reads).
-_OLDER_LAYOUTS = {"SemiSupervisedNB": _semi_supervised_n_iter}
-
-
 class _Encoder:
     """Turns a model into tagged JSON plus a list of arrays."""
 
@@ -227,8 +205,8 @@ class _Decoder:
                     f"{cls.__name__} needs the fitted attributes {list(cls._fitted_attributes)}, the file has {have}."
                 )
             fitted = as_float64(cls, {k: self.value(v) for k, v in fitted.items()})
-            if not form.compact and cls.__name__ in _OLDER_LAYOUTS:
-                fitted = _OLDER_LAYOUTS[cls.__name__](fitted)
+            if not form.compact and cls._older_layout is not None:  # a file saved before an attribute changed
+                fitted = cls._older_layout(fitted)
             _check_size(fitted, form.compact or cls._composite)
         names = spec.get("feature_names_in_")
         model = rebuild(cls, params, fitted, None if names is None else self.value(names))
