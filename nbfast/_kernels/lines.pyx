@@ -6,7 +6,8 @@
 ``str.strip`` drops it); ``line_views`` describes the documents for the text
 kernels (see ``nbfast._kernels.tokens.document_views``) as spans of that one str.
 ``utf8_error`` and ``split_utf8_lines`` do the same in a block of UTF-8 bytes that
-is never decoded: the tokenizer reads its documents as UTF-8.
+is never decoded: the tokenizer reads its documents as UTF-8.  ``utf8_strings_error``
+checks the strings of an Arrow column, which are read that way too.
 """
 from cpython.unicode cimport PyUnicode_DATA, PyUnicode_FindChar, PyUnicode_GET_LENGTH, PyUnicode_KIND
 from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t, uintptr_t
@@ -167,15 +168,42 @@ def utf8_error(const uint8_t[::1] data):
     judges it: no overlong forms, surrogates or code points beyond U+10FFFF), or -1 when it is all valid."""
     cdef Py_ssize_t found
     with nogil:
-        found = first_invalid_utf8(&data[0] if data.shape[0] else NULL, data.shape[0])
+        found = first_invalid_utf8(&data[0] if data.shape[0] else NULL, data.shape[0], NULL)
     return found
 
 
-cdef Py_ssize_t first_invalid_utf8(const uint8_t *data, Py_ssize_t n) noexcept nogil:
-    """``utf8_error`` of the ``n`` bytes at ``data``."""
+def utf8_strings_error(const uint8_t[::1] data, const int64_t[::1] offsets, uint8_t[::1] sigma):
+    """(i, k): string i, ``data[offsets[i]:offsets[i + 1]]``, is the first that is not valid UTF-8 (as
+    ``utf8_error`` judges it), k the offset of its first invalid byte; (-1, -1) when every string is valid.
+    Each valid string before it is given ``sigma[i]``: whether it holds U+03A3 (see ``utf8_holding_sigma``).
+    ValueError when the offsets decrease or point outside ``data``."""
+    cdef Py_ssize_t i = -1, n = offsets.shape[0] - 1, size = data.shape[0], found = -1
+    cdef const uint8_t *bytes = &data[0] if size else NULL
+    cdef bint in_bounds = True
+    if n < 0 or sigma.shape[0] != n:
+        raise ValueError("utf8_strings_error: sigma must have one entry per string")
+    with nogil:
+        for i in range(n):
+            in_bounds = in_bounds and 0 <= offsets[i] <= offsets[i + 1] <= size
+    if not in_bounds:
+        raise ValueError("utf8_strings_error: the offsets decrease or point outside the data")
+    with nogil:
+        for i in range(n):
+            found = first_invalid_utf8(bytes + offsets[i], offsets[i + 1] - offsets[i], &sigma[i])
+            if found >= 0:
+                break
+    if found < 0:
+        i = -1
+    return i, found
+
+
+cdef Py_ssize_t first_invalid_utf8(const uint8_t *data, Py_ssize_t n, uint8_t *sigma) noexcept nogil:
+    """``utf8_error`` of the ``n`` bytes at ``data``; when they are valid and ``sigma`` is not NULL, ``*sigma`` is
+    whether they hold U+03A3 (CE A3)."""
     cdef Py_ssize_t i = 0, size
     cdef uint64_t word
     cdef uint8_t first, low, high
+    cdef bint sigma_held = False
     while i < n:
         if i + 8 <= n:  # eight ASCII bytes at a time: most text is mostly ASCII
             memcpy(&word, data + i, 8)
@@ -210,7 +238,10 @@ cdef Py_ssize_t first_invalid_utf8(const uint8_t *data, Py_ssize_t n) noexcept n
             return i
         if size > 3 and not 0x80 <= data[i + 3] <= 0xBF:
             return i
+        sigma_held |= (first == 0xCE) & (data[i + 1] == 0xA3)  # no branch: Greek text has many CE bytes
         i += size
+    if sigma != NULL:
+        sigma[0] = sigma_held
     return -1
 
 

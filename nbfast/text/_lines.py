@@ -130,15 +130,18 @@ class Utf8Lines(InPlaceDocuments):
         return utf8_views(self, buffer, self.start, self.stop, lowercase, keep_alive=[self.data])
 
 
-def utf8_views(documents, buffer, start, stop, lowercase, keep_alive):
+def utf8_views(documents, buffer, start, stop, lowercase, keep_alive, sigma=None):
     """:meth:`InPlaceDocuments.views` of UTF-8 documents ``buffer[start[i]:stop[i]]`` (``buffer`` a uint8 array),
     ``documents[i]`` each as a str.  ``keep_alive`` holds what ``buffer`` points into; a document holding U+03A3
-    is lowercased by ``str.lower`` (when ``lowercase``) and described as that str."""
+    is lowercased by ``str.lower`` (when ``lowercase``) and described as that str.  ``sigma``, when given, says
+    which documents hold U+03A3 (nonzero) instead of a search of their bytes."""
     n = start.shape[0]
     data = np.uint64(buffer.ctypes.data) + start.astype(np.uint64) if buffer.size else np.zeros(n, np.uint64)
     arrays = (data, np.full(n, _tokens.KIND_UTF8, np.uint8), stop - start, np.full(n, bool(lowercase), np.uint8))
-    sigma = np.empty(n, np.uint8)
-    if lowercase and _lines.utf8_holding_sigma(buffer, start, stop, sigma):
+    if lowercase and sigma is None:
+        sigma = np.empty(n, np.uint8)
+        _lines.utf8_holding_sigma(buffer, start, stop, sigma)
+    if lowercase and sigma.any():
         keep_alive = _described_lowered(documents, arrays, sigma, keep_alive)
     return arrays, keep_alive
 

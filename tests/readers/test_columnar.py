@@ -188,6 +188,37 @@ def test_malformed_utf8_names_the_rows(tmp_path):
     assert str(raised.value).startswith(f"{path} rows 1-2: the Arrow column is malformed")
 
 
+def write_raw_strings(path, data, offsets):
+    """An Arrow IPC file of one batch: the column ``text`` of the raw bytes ``data`` cut at ``offsets``."""
+    buffers = [None, pa.py_buffer(np.array(offsets, np.int32).tobytes()), pa.py_buffer(data)]
+    table = pa.table({"text": pa.Array.from_buffers(pa.string(), len(offsets) - 1, buffers)})
+    with ipc.new_file(path, table.schema) as writer:
+        writer.write_table(table)
+    return path
+
+
+@pytest.mark.parametrize(("data", "offsets", "message"), [
+    ("é".encode() + b"ab", [0, 1, 4], "rows 1-2: the Arrow column is malformed: string 0 is not valid UTF-8"),
+    (b"ok go" + b"\xed\xa0\x80", [0, 2, 5, 8], "rows 1-3: the Arrow column is malformed: string 2 is not valid UTF-8"),
+    (b"abcdef", [0, 4, 2, 6], "rows 1-3: the Arrow column is malformed: the offsets decrease at string 1"),
+], ids=["boundary inside a character", "a surrogate in one string", "decreasing offsets"])
+def test_malformed_strings_name_the_rows_and_the_string(tmp_path, data, offsets, message):
+    path = write_raw_strings(tmp_path / "bad.arrow", data, offsets)
+    with pytest.raises(ValueError) as raised:
+        read(path, fields=(None, "text"))
+    assert str(raised.value).startswith(f"{path} {message}")
+
+
+def test_invalid_bytes_of_a_later_block_do_not_refuse_the_first(tmp_path):
+    """A block is a slice of a record batch: only its own strings' bytes are checked."""
+    path = write_raw_strings(tmp_path / "later.arrow", b"a b" + b"c" + b"ok\xff", [0, 3, 4, 7])
+    blocks = iter_blocks([path], 2, vectorizer=VECTORIZER, fields=(None, "text"))
+    first = next(blocks)
+    assert list(first.documents) == ["a b", "c"]
+    with pytest.raises(ValueError, match=r"later.arrow rows 3-3: the Arrow column is malformed: string 0 is not"):
+        next(blocks)
+
+
 def test_a_file_that_is_not_one_names_the_file(tmp_path):
     path = tmp_path / "fake.parquet"
     path.write_bytes(b"label\ttext\n")

@@ -1,6 +1,8 @@
 """Columns of Arrow strings (pyarrow, pandas string[pyarrow], polars) vectorized in place: the same matrices as
 the same documents in a list of str, nulls and malformed columns refused."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -105,3 +107,72 @@ def test_malformed_utf8_is_refused_before_any_kernel_runs():
     column = pa.Array.from_buffers(pa.string(), 2, [None, offsets, data])
     with pytest.raises(ValueError, match="the Arrow column is malformed"):
         CountVectorizer().fit_transform(column)
+
+
+def from_buffers(data, offsets, kind=None, offset=0):
+    """An Arrow string array of the raw bytes ``data`` cut at ``offsets``, not checked."""
+    kind = pa.string() if kind is None else kind
+    width = np.int64 if kind == pa.large_string() else np.int32
+    buffers = [None, pa.py_buffer(np.array(offsets, width).tobytes()), pa.py_buffer(data)]
+    return pa.Array.from_buffers(kind, len(offsets) - 1 - offset, buffers, offset=offset)
+
+
+@pytest.mark.parametrize("kind", [pa.string(), pa.large_string()])
+@pytest.mark.parametrize(("data", "offsets", "message"), [
+    ("é".encode() + b"ab", [0, 1, 4], r"string 0 is not valid UTF-8 \(byte 0xc3 at its offset 0\)"),
+    (b"ok" + "\U0001F600".encode() + b"x", [0, 2, 4, 7], r"string 1 is not valid UTF-8 \(byte 0xf0 at its offset 0\)"),
+    ("aé".encode(), [0, 2, 2, 3], r"string 0 is not valid UTF-8 \(byte 0xc3 at its offset 1\)"),
+], ids=["two-byte character", "four-byte character", "empty string between"])
+def test_a_string_boundary_inside_a_character_is_refused(data, offsets, message, kind):
+    """The bytes back to back are valid UTF-8, the strings are not: each is judged alone, as Python would."""
+    column = from_buffers(data, offsets, kind)
+    assert data.decode()
+    for vectorizer in (CountVectorizer(), HashingVectorizer()):
+        with pytest.raises(ValueError, match=f"the Arrow column is malformed: {message}"):
+            vectorizer.fit_transform(column)
+
+
+def test_invalid_bytes_in_one_string_name_it():
+    column = from_buffers(b"fine" + b"ok\xed\xa0\x80" + b"also fine", [0, 4, 9, 18])
+    with pytest.raises(ValueError, match=r"malformed: string 1 is not valid UTF-8 \(byte 0xed at its offset 2\)"):
+        CountVectorizer().fit_transform(column)
+    fitted = CountVectorizer().fit(["fine"])
+    with pytest.raises(ValueError, match="string 1 is not valid UTF-8"):
+        fitted.transform(pa.chunked_array([["x y"], column]))
+
+
+def test_bytes_outside_a_sliced_array_are_not_its_documents():
+    """Only the bytes between a slice's first and last offsets belong to it: invalid ones around are not
+    read."""
+    data = b"\xff" + b"ok go" + "Σx".encode() + b"\xfe"
+    sliced = from_buffers(data, [0, 1, 6, 9, 10]).slice(1, 2)
+    with_offset = from_buffers(data, [0, 1, 6, 9, 10], offset=1).slice(0, 2)
+    expected = CountVectorizer().fit_transform(["ok go", "Σx"])
+    for column in (sliced, with_offset, pa.chunked_array([sliced])):
+        np.testing.assert_array_equal(CountVectorizer().fit_transform(column).toarray(), expected.toarray())
+
+
+def test_decreasing_offsets_are_refused():
+    for offsets, at in (([0, 4, 2, 6], "string 1 (from 4 to 2)"), ([0, 9, 6], "string 1 (from 9 to 6)")):
+        column = from_buffers(b"abcdef", offsets)
+        with pytest.raises(ValueError, match=re.escape(f"the Arrow column is malformed: the offsets decrease at {at}")):
+            HashingVectorizer().transform(column)
+
+
+def test_a_large_column_is_checked_in_parallel_parts(monkeypatch):
+    """Parts of the column checked by several threads find the first invalid string, and every capital sigma."""
+    monkeypatch.setattr(_arrow, "MIN_UTF8_BYTES_PER_THREAD", 16)
+    monkeypatch.setattr(_arrow, "effective_n_threads", lambda: 4)
+    documents = [f"doc {i} ΣΑΣ" if i % 7 == 0 else f"doc {i} é" for i in range(200)]
+    column = pa.array(documents)
+    np.testing.assert_array_equal(CountVectorizer().fit_transform(column).toarray(),
+                                  CountVectorizer().fit_transform(documents).toarray())
+    sigma = _arrow.arrow_documents(column).sigma
+    np.testing.assert_array_equal(sigma, ["Σ" in document for document in documents])
+    data = b"".join(document.encode() for document in documents)
+    offsets = np.cumsum([0, *(len(document.encode()) for document in documents)])
+    bad = bytearray(data)
+    for i in (120, 180):  # in two of the later parts: the first is named
+        bad[offsets[i] + 1] = 0xFF
+    with pytest.raises(ValueError, match=r"string 120 is not valid UTF-8 \(byte 0xff at its offset 1\)"):
+        CountVectorizer().fit_transform(from_buffers(bytes(bad), offsets))

@@ -199,3 +199,37 @@ def test_utf8_holding_sigma_finds_the_documents_holding_a_capital_sigma():
     np.testing.assert_array_equal(found, ["Σ" in document for document in documents])
     with pytest.raises(ValueError, match="outside the buffer"):
         _lines.utf8_holding_sigma(buffer, lines.start, lines.stop + len(lines.data), found)
+
+
+def strings_error(strings):
+    """utf8_strings_error of byte strings back to back, and the sigma it found."""
+    offsets = np.zeros(len(strings) + 1, np.int64)
+    np.cumsum([len(string) for string in strings], out=offsets[1:])
+    sigma = np.zeros(len(strings), np.uint8)
+    return _lines.utf8_strings_error(np.frombuffer(b"".join(strings), np.uint8), offsets, sigma), sigma
+
+
+def test_utf8_strings_error_judges_each_string_as_python():
+    """Each string alone, as Python decodes it: a string cut inside a character is invalid even where the
+    bytes back to back are valid UTF-8."""
+    rng = np.random.default_rng(1)
+    text = "".join(rng.choice(list("aé日\U0001F600 ΣΑ"), 3000)).encode()
+    cuts = np.sort(rng.integers(0, len(text), 300))
+    strings = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+    errors = [python_utf8_error(string) for string in strings]
+    first = next((i for i, error in enumerate(errors) if error >= 0), -1)
+    assert first >= 0 and _lines.utf8_error(text) == -1
+    assert strings_error(strings)[0] == (first, errors[first])
+    valid = [string for string in strings if python_utf8_error(string) < 0]
+    (found, sigma) = strings_error(valid)
+    assert found == (-1, -1)
+    np.testing.assert_array_equal(sigma, ["Σ" in string.decode() for string in valid])
+
+
+def test_utf8_strings_error_refuses_offsets_outside_the_data():
+    data, sigma = np.frombuffer(b"abcdef", np.uint8), np.zeros(2, np.uint8)
+    for offsets in ([0, 4, 2], [0, 2, 7], [-1, 2, 6]):
+        with pytest.raises(ValueError, match="the offsets decrease or point outside the data"):
+            _lines.utf8_strings_error(data, np.array(offsets, np.int64), sigma)
+    with pytest.raises(ValueError, match="one entry per string"):
+        _lines.utf8_strings_error(data, np.array([0, 6], np.int64), sigma)
