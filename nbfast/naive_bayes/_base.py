@@ -109,7 +109,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     _scoring_params = ()
     #: The tables derived from the fitted state (:meth:`_derived`); None until the first is derived.
     _derived_tables = None
-    #: The parameters of the last fit as :meth:`_validate_params` returned them (read by :meth:`_fitted_params`).
+    #: The last fit's parameters as :meth:`_validate_params` returned them, by name (see :meth:`_fitted_params`).
     _fit_params = None
 
     # ------------------------------------------------------------ the contract

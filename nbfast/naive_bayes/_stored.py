@@ -47,6 +47,26 @@ def saved_form(cls, names):
     return None
 
 
+def changed_since_fit(model):
+    """{name: value at the last fit} of the parameters that the model's fitted state derives from (its
+    ``_fit_params``, keyed by parameter name) and that a ``set_params`` has changed since: it takes effect at the
+    next fit, so a model file stores these values beside the parameters, and the loaded model derives its
+    tables as this one does."""
+    current = model.get_params(deep=False)
+    return {name: value for name, value in (model._fit_params or {}).items()
+            if name in current and not _same_value(value, current[name])}
+
+
+def _same_value(checked, given):
+    """Whether a parameter's checked value (a number, a bool, a float64 array or None) is the one given."""
+    if checked is None or given is None:
+        return checked is given
+    try:
+        return bool(np.array_equal(np.asarray(checked), np.asarray(given)))
+    except (TypeError, ValueError):  # a value that is no array of numbers
+        return False
+
+
 def check_count_model_values(model, *, log_probabilities=False):
     """A count model's stored values: a normalized ``class_log_prior_``, the ``feature_log_prob_`` it stores
     (``log_probabilities``: when it holds log-probabilities, and the model stores it rather than deriving it from

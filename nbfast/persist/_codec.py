@@ -18,6 +18,7 @@ import numbers
 
 import numpy as np
 
+from nbfast._params import check_parameters
 from nbfast._validation import rebuild
 from nbfast.persist._container import (
     ModelFormatError,
@@ -45,8 +46,10 @@ def _is_estimator(value):
     return isinstance(value, _BaseNB)
 
 
-#: The entries of a model description (a model, or one nested in another).
-_MODEL_KEYS = {"class", "params", "fitted", "feature_names_in_"}
+#: The entries of a model description (a model, or one nested in another).  ``fit_params``, present only when a
+#: ``set_params`` changed them after the fit: the values at the fit of the parameters its fitted state derives
+#: from (they take effect at the next fit), which the loaded model derives its tables with.
+_MODEL_KEYS = {"class", "params", "fit_params", "fitted", "feature_names_in_"}
 
 
 def _is_fitted(model):
@@ -97,6 +100,7 @@ class _Encoder:
 
     def model(self, model, where):
         cls = type(model)
+        from nbfast.naive_bayes._stored import changed_since_fit
         from nbfast.persist._values import check_loaded_values
 
         if _registry().get(cls.__name__) is not cls:
@@ -108,10 +112,14 @@ class _Encoder:
         }
         if _is_fitted(model):
             try:
+                check_parameters(model)  # a fitted model's parameters are checked on load
                 check_loaded_values(model)
             except ValueError as exc:
                 raise ValueError(f"cannot save {where}: {exc} A model file holding it would not load.") from None
             spec["fitted"] = {n: self.value(getattr(model, n), f"{where}.{n}") for n in _stored_attributes(model)}
+            fit_params = changed_since_fit(model)
+            if fit_params:
+                spec["fit_params"] = {k: self.value(v, f"{where}.{k} at its fit") for k, v in fit_params.items()}
             names = vars(model).get("feature_names_in_")
             if names is not None:
                 spec["feature_names_in_"] = self.value(names, f"{where}.feature_names_in_")
@@ -196,6 +204,7 @@ class _Decoder:
         if unknown:
             raise ModelFormatError(f"{cls.__name__} has no parameters {sorted(unknown)}.")
         params = {k: self.value(v) for k, v in spec["params"].items()}
+        fit_params = self.fit_params(spec, cls)
         fitted = spec.get("fitted")
         if fitted is not None:
             form = cls._saved_form(fitted) if isinstance(fitted, dict) else None
@@ -209,10 +218,24 @@ class _Decoder:
                 fitted = cls._older_layout(fitted)
             _check_size(fitted, form.compact or cls._composite)
         names = spec.get("feature_names_in_")
-        model = rebuild(cls, params, fitted, None if names is None else self.value(names))
+        # rebuilt with the parameters of its fit, then given those set since (they take effect at the next fit)
+        model = rebuild(cls, {**params, **fit_params}, fitted, None if names is None else self.value(names))
+        if fit_params:
+            model.set_params(**{name: params[name] for name in fit_params if name in params})
+            check_parameters(model)  # those set since the fit, as rebuild checked the others
         if fitted is not None:
             check_loaded_values(model)
         return model
+
+    def fit_params(self, spec, cls):
+        """The ``fit_params`` of a model description: parameters of ``cls``, of a fitted model."""
+        fit_params = spec.get("fit_params", {})
+        if not isinstance(fit_params, dict) or (fit_params and spec.get("fitted") is None):
+            raise ModelFormatError("invalid model description: fit_params must be a dict, of a fitted model.")
+        unknown = set(fit_params) - set(cls._get_param_names())
+        if unknown:
+            raise ModelFormatError(f"{cls.__name__} has no parameters {sorted(unknown)} (in fit_params).")
+        return {k: self.value(v) for k, v in fit_params.items()}
 
     def value(self, value):
         if value is None or isinstance(value, (bool, int, float, str)):
