@@ -11,16 +11,16 @@ def _model_params(model):
     return {k: v for k, v in model.get_params(deep=False).items() if k not in RUNTIME_PARAMS}
 
 
-def _same_value(a, b):
+def same_value(a, b):
     """Equality of two parameter values that may be arrays (alpha, class_prior) or lists of estimators with their
     columns (MixedNB's parts, equal when of the same classes and parameters); 1 equals 1.0, not True."""
     if isinstance(a, BaseEstimator) or isinstance(b, BaseEstimator):
-        return type(a) is type(b) and _same_value(_model_params(a), _model_params(b))
+        return type(a) is type(b) and same_value(_model_params(a), _model_params(b))
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b) and any(
             isinstance(v, (BaseEstimator, list, tuple, slice, str)) for v in (*a, *b)):
-        return all(_same_value(u, v) for u, v in zip(a, b))
+        return all(same_value(u, v) for u, v in zip(a, b))
     if any(isinstance(v, (np.ndarray, list, tuple)) for v in (a, b)):
         try:
             return np.array_equal(np.asarray(a), np.asarray(b))
@@ -40,7 +40,7 @@ def check_mergeable(cls, models):
     params = _model_params(first)
     for position, model in enumerate(models[1:], start=1):
         other = _model_params(model)
-        differing = sorted(k for k in params if not _same_value(params[k], other[k]))
+        differing = sorted(k for k in params if not same_value(params[k], other[k]))
         if differing:
             shown = ", ".join(f"{k}={params[k]!r} vs {other[k]!r}" for k in differing)
             raise ValueError(f"Cannot merge {name} models with different parameters: model 0 and model "

@@ -20,6 +20,7 @@ from nbfast._validation import (
     check_scoring_bias,
     check_table_values,
 )
+from nbfast.naive_bayes._merging import same_value
 from nbfast.naive_bayes._tables import as_table
 
 #: The optional statistic of models fitted with missing values (see ``_BaseNB._keeps_observed_count``).
@@ -54,17 +55,7 @@ def changed_since_fit(model):
     tables as this one does."""
     current = model.get_params(deep=False)
     return {name: value for name, value in (model._fit_params or {}).items()
-            if name in current and not _same_value(value, current[name])}
-
-
-def _same_value(checked, given):
-    """Whether a parameter's checked value (a number, a bool, a float64 array or None) is the one given."""
-    if checked is None or given is None:
-        return checked is given
-    try:
-        return bool(np.array_equal(np.asarray(checked), np.asarray(given)))
-    except (TypeError, ValueError):  # a value that is no array of numbers
-        return False
+            if name in current and not same_value(value, current[name])}
 
 
 def check_count_model_values(model, *, log_probabilities=False):
