@@ -317,3 +317,50 @@ def test_bench_cli_writes_the_bytecode_an_installed_package_has(tmp_path):
     assert all(os.path.isfile(importlib.util.cache_from_source(str(module))) for module in modules)
     (package / "broken.py").write_text("def (:\n")
     assert not compile_package(package)
+
+
+def _labelled_lines(n, classes=("spam", "ham", "eggs")):
+    return [f"{classes[i % len(classes)]}\tdocument {i} about {classes[i % len(classes)]} and café" for i in range(n)]
+
+
+def test_bench_cli_documents_times_the_text_of_a_file(tmp_path, capsys):
+    pytest.importorskip("sklearn")
+    pytest.importorskip("pandas")
+    path = tmp_path / "real.tsv"
+    path.write_text("\n".join(_labelled_lines(30)) + "\n", encoding="utf-8")
+    argv = ["bench", "--cli", "--documents", str(path), "--n-samples", "70", "--repeats", "1"]
+    assert main(argv + ["--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["corpus"]["documents"] == str(path) and report["labels_identical"] is True
+    assert (report["corpus"]["n_train"], report["corpus"]["n_predict"], report["corpus"]["n_classes"]) == (30, 70, 3)
+    assert main(argv + ["--threads", "1", "2"]) == 0
+    assert f"Scaling of whole nbfast processes on the text of {path}: 70 documents" in capsys.readouterr().out
+
+
+def test_the_documents_are_copied_to_train_on_and_repeated_to_label(tmp_path):
+    from nbfast.cli.bench.processes import copy_corpus
+
+    lines = _labelled_lines(4)
+    path = tmp_path / "real.tsv"
+    path.write_text("\n".join(lines), encoding="utf-8")  # no newline at the end
+    corpus = copy_corpus(tmp_path, path, 10)
+    assert (tmp_path / "train.tsv").read_text(encoding="utf-8").splitlines() == lines
+    assert (tmp_path / "predict.tsv").read_text(encoding="utf-8").splitlines() == (lines * 3)[:10]
+    assert (corpus["n_train"], corpus["n_predict"], corpus["n_classes"]) == (4, 10, 3)
+
+
+@pytest.mark.parametrize(("content", "extra", "message"), [
+    ("spam\ta\nham b\n", [], "line 2 has no tab (the lines are label<TAB>text)"),
+    ("", [], "the file is empty"),
+    ("spam\ta\n", ["--n-classes", "3"], "--n-classes: the classes of --documents are its labels"),
+])
+def test_bench_cli_documents_refuses_what_it_cannot_time(tmp_path, content, extra, message, capsys):
+    path = tmp_path / "real.tsv"
+    path.write_text(content, encoding="utf-8")
+    assert main(["bench", "--cli", "--documents", str(path), "--repeats", "1", *extra]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_documents_are_an_option_of_the_cli_benchmark_only(tmp_path, capsys):
+    assert main(["bench", "--documents", str(tmp_path / "real.tsv")]) == 2
+    assert "--documents applies only with --cli" in capsys.readouterr().err

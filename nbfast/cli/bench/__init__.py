@@ -21,6 +21,11 @@ def add_arguments(parser):
         "scikit-learn + pandas script (benchmarks/sklearn_text_cli.py), peak memory, identical labels",
     )
     parser.add_argument(
+        "--documents", metavar="FILE.tsv",
+        help="with --cli: real text instead of generated documents, label<TAB>text lines; FILE is the training "
+        "input, and its documents repeated up to --n-samples the documents to label",
+    )
+    parser.add_argument(
         "--n-samples", type=positive_int, help="documents (default 1000000; 50000 with --corpus hashed, 200000 with "
         "--text, 940000 to label with --cli)",
     )
@@ -61,6 +66,8 @@ def add_arguments(parser):
 
 
 def run(args):
+    if args.documents and not args.cli:
+        raise ValueError("--documents applies only with --cli")
     if not args.cli and args.threads is not None:
         if len(args.threads) > 1:
             raise ValueError("--threads takes several counts only with --cli")

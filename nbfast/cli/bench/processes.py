@@ -16,6 +16,9 @@ process's peak resident memory (``getrusage`` of the child):
 
 The two label files must be identical.
 
+``--documents FILE`` times real text instead: the ``label<TAB>text`` lines of FILE are the training file, and
+the same lines, repeated up to ``--n-samples``, the documents to label.
+
 Before timing, nbfast's bytecode is written where it is missing or stale, as
 installing a package does: scikit-learn and pandas are installed with theirs,
 while a source checkout run with ``PYTHONDONTWRITEBYTECODE=1`` would compile
@@ -59,9 +62,14 @@ def run(args):
               file=log, flush=True)
     with tempfile.TemporaryDirectory(prefix="nbfast-bench-") as folder:
         folder = Path(folder)
-        print(f"Writing {args.n_samples:,} documents to label and {args.n_samples // TRAIN_FRACTION:,} to train on, "
-              f"{args.n_classes} classes ...", file=log, flush=True)
-        corpus = write_corpus(folder, args.n_samples, args.n_classes, args.seed)
+        if args.documents:
+            print(f"Copying {args.documents} to train on, and repeating it to {args.n_samples:,} documents to label "
+                  "...", file=log, flush=True)
+            corpus = copy_corpus(folder, args.documents, args.n_samples)
+        else:
+            print(f"Writing {args.n_samples:,} documents to label and {args.n_samples // TRAIN_FRACTION:,} to train "
+                  f"on, {args.n_classes} classes ...", file=log, flush=True)
+            corpus = write_corpus(folder, args.n_samples, args.n_classes, args.seed)
         report = {"machine": {**machine_info(None, None), "busy": args.busy}, "corpus": corpus,
                   "repeats": args.repeats, "results": []}
         if args.threads:
@@ -93,6 +101,8 @@ def _check_args(args):
     if given:
         raise ValueError(f"{', '.join(given)}: not an option of --cli (which times whole nbfast and scikit-learn "
                          "processes on raw text)")
+    if args.documents and args.n_classes is not None:
+        raise ValueError("--n-classes: the classes of --documents are its labels")
     for name, value in DEFAULTS.items():
         if getattr(args, name) is None:
             setattr(args, name, value)
@@ -115,6 +125,24 @@ def write_corpus(folder, n_predict, n_classes, seed):
         with open(folder / name, "w", encoding="utf-8") as f:
             f.write("".join(f"{label}\t{text}\n" for label, text in zip(names[rows], documents[rows])))
     return {"n_train": n_train, "n_predict": n_predict, "n_classes": n_classes, "seed": seed, **CORPUS,
+            "predict_bytes": os.path.getsize(folder / "predict.tsv")}
+
+
+def copy_corpus(folder, path, n_predict):
+    """Write train.tsv, the ``label<TAB>text`` lines of the file ``path``, and predict.tsv, those lines repeated
+    up to ``n_predict`` (ValueError for an empty file or a line without a tab)."""
+    lines = Path(path).read_bytes().splitlines()
+    if not lines:
+        raise ValueError(f"--documents {path}: the file is empty")
+    untabbed = next((number for number, line in enumerate(lines, 1) if b"\t" not in line), None)
+    if untabbed is not None:
+        raise ValueError(f"--documents {path}: line {untabbed} has no tab (the lines are label<TAB>text)")
+    (folder / "train.tsv").write_bytes(b"".join(line + b"\n" for line in lines))
+    with open(folder / "predict.tsv", "wb") as f:
+        for start in range(0, n_predict, len(lines)):
+            f.write(b"".join(line + b"\n" for line in lines[:n_predict - start]))
+    return {"documents": str(path), "n_train": len(lines), "n_predict": n_predict,
+            "n_classes": len({line.split(b"\t", 1)[0].strip() for line in lines}),
             "predict_bytes": os.path.getsize(folder / "predict.tsv")}
 
 
@@ -174,8 +202,8 @@ def serial_share(first_seconds, seconds, first_threads, n_threads):
 
 def print_scaling(report):
     corpus, machine = report["corpus"], report["machine"]
-    print(f"\nScaling of whole nbfast processes on raw text: {corpus['n_predict']:,} documents to label, "
-          f"{corpus['n_train']:,} to train on, {corpus['n_classes']} classes; {machine.get('cpu', 'this machine')}, "
+    print(f"\nScaling of whole nbfast processes on {_described(corpus)}: {corpus['n_predict']:,} documents to "
+          f"label, {corpus['n_train']:,} to train on, {corpus['n_classes']} classes; {machine.get('cpu', 'this machine')}, "
           f"{machine.get('nproc', '?')} CPUs; medians of {report['repeats']} alternate runs"
           f"{', a busy core beside' if machine['busy'] else ''}")
 
@@ -192,6 +220,11 @@ def print_scaling(report):
     print("speed-up: over the first count; serial share: the part of that run that more threads did not shrink "
           "(Amdahl's law fitted to the two runs); start-up: the same command on a few lines; work: the run less "
           "its start-up")
+
+
+def _described(corpus):
+    """What the documents of ``corpus`` (a report's) are, for a table's title."""
+    return f"the text of {corpus['documents']}" if "documents" in corpus else "raw text"
 
 
 def _commands(folder, with_sklearn=True):
@@ -270,7 +303,7 @@ def time_processes(operation, commands, repeats, n_documents):
 
 def print_table(report):
     corpus, machine = report["corpus"], report["machine"]
-    print(f"\nWhole processes on raw text: {corpus['n_predict']:,} documents to label "
+    print(f"\nWhole processes on {_described(corpus)}: {corpus['n_predict']:,} documents to label "
           f"({corpus['predict_bytes'] / 1e6:.0f} MB), {corpus['n_train']:,} to train on, {corpus['n_classes']} "
           f"classes; medians of {report['repeats']} alternate runs{', a busy core beside' if machine['busy'] else ''}")
     own = column("own docs/s", ">12", lambda r: f"{r['own_docs_per_s']:,.0f}" if "own_docs_per_s" in r else "")
