@@ -195,16 +195,8 @@ cdef inline void emit(Scan *scan, uint32_t c) noexcept nogil:
 
 
 cdef inline void step(Scan *scan, uint32_t c, bint lower, const Tables *tables) noexcept nogil:
-    """Lowercase (when ``lower``) code point c, then track and write it."""
+    """Lowercase (when ``lower``) code point c, beyond ASCII, then track and write it."""
     cdef uint32_t v, k
-    if c < 0x80:
-        # ASCII, most of most text: one table lookup, one byte
-        if lower and 0x41 <= c <= 0x5A:  # A-Z
-            c += 0x20
-        track(scan, ASCII_WORD_CHARS[c])
-        scan.out[scan.pos] = <uint8_t> c
-        scan.pos += 1
-        return
     if lower:
         v = tables.stage2[(<uint32_t> tables.stage1[c >> 8] << 8) | (c & 0xFF)]
         if v & EXPANSION:
@@ -224,15 +216,39 @@ ctypedef fused code_unit:
     uint32_t
 
 
+cdef inline Py_ssize_t ascii_run(Scan *scan, const code_unit *data, Py_ssize_t i, Py_ssize_t end,
+                                 bint lower) noexcept nogil:
+    """Scan the ASCII code points from data[i] on (most of most text), up to ``end`` or the first beyond ASCII,
+    whose index it returns: one table lookup and one byte each.  The scan's state is worked on in a local copy,
+    which the compiler keeps in registers (``scan`` itself, whose address ``step`` takes, stays in memory)."""
+    cdef Scan local = scan[0]
+    cdef uint32_t c
+    while i < end:
+        c = data[i]
+        if c >= 0x80:
+            break
+        if lower and 0x41 <= c <= 0x5A:  # A-Z
+            c += 0x20
+        track(&local, ASCII_WORD_CHARS[c])
+        local.out[local.pos] = <uint8_t> c
+        local.pos += 1
+        i += 1
+    scan[0] = local
+    return i
+
+
 cdef Py_ssize_t scan_document(const code_unit *data, Py_ssize_t length, bint lower,
                               const Tables *tables, uint8_t *out, int64_t *spans) noexcept nogil:
     """Lowercase (when ``lower``), tokenize and UTF-8 encode one document into ``out``,
     token byte spans into ``spans``; return the number of tokens."""
     cdef Scan scan
-    cdef Py_ssize_t i
+    cdef Py_ssize_t i = 0
     start_scan(&scan, out, spans)
-    for i in range(length):
-        step(&scan, data[i], lower, tables)
+    while i < length:
+        i = ascii_run(&scan, data, i, length, lower)
+        if i < length:
+            step(&scan, data[i], lower, tables)
+            i += 1
     end_run(&scan)
     return scan.n_tokens
 
@@ -247,17 +263,19 @@ cdef Py_ssize_t scan_utf8(const uint8_t *data, Py_ssize_t nbytes, bint lower,
     cdef uint32_t c
     start_scan(&scan, out, spans)
     while i < nbytes:
+        i = ascii_run(&scan, data, i, nbytes, lower)
+        if i == nbytes:
+            break
         c = data[i]
-        n = 1 if c < 0x80 else 2 if c < 0xE0 else 3 if c < 0xF0 else 4
-        if c >= 0x80:
-            if c < 0xC0 or c > 0xF4 or i + n > nbytes:
-                c, n = 0xFFFD, 1
-            else:
-                c &= 0xFF >> (n + 1)
-                for k in range(1, n):
-                    c = (c << 6) | (data[i + k] & 0x3F)
-                if c >= MAX_CODE_POINT:  # the tables end there
-                    c = 0xFFFD
+        n = 2 if c < 0xE0 else 3 if c < 0xF0 else 4
+        if c < 0xC0 or c > 0xF4 or i + n > nbytes:
+            c, n = 0xFFFD, 1
+        else:
+            c &= 0xFF >> (n + 1)
+            for k in range(1, n):
+                c = (c << 6) | (data[i + k] & 0x3F)
+            if c >= MAX_CODE_POINT:  # the tables end there
+                c = 0xFFFD
         step(&scan, c, lower, tables)
         i += n
     end_run(&scan)
