@@ -16,6 +16,7 @@ import signal
 import sys
 
 from nbfast._version import __version__
+from nbfast.cli import _blas  # noqa: F401 - loads numpy, before any module below does: see its docstring
 from nbfast.cli._errors import USER_ERRORS, CommandError, in_cli_words
 
 __all__ = ["CommandError", "console_script", "main"]
