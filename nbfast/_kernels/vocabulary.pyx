@@ -164,6 +164,21 @@ cdef class TermSet:
                     self.ids[k] if python_ints else np.int64(self.ids[k]))
         return result
 
+    def terms(self):
+        """The set's terms (decoded as ``mapping`` decodes them) as a list, term i at its output index i: the
+        indices must be 0, 1, ..., len - 1 (ValueError otherwise), as a vectorizer's vocabulary's are."""
+        cdef list result = [None] * self.n_in_set
+        cdef int64_t k
+        for k in range(self.table.n_terms):
+            if self.ids[k] >= self.n_in_set:
+                raise ValueError(f"the output index {self.ids[k]} is beyond the {self.n_in_set} terms")
+            if self.ids[k] >= 0:
+                result[self.ids[k]] = PyUnicode_DecodeUTF8(<char *> self.table.bytes + self.table.offsets[k],
+                                                           term_size(&self.table, k), "surrogatepass")
+        if None in result:
+            raise ValueError("the output indices of the terms are not 0, 1, ..., len - 1")
+        return result
+
     cdef void note_ids(self) noexcept:
         """Record what the kernels and ``len`` read of ids: whether it is the identity, how many are set."""
         cdef int64_t k

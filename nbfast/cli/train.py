@@ -225,7 +225,7 @@ def scan(args, vectorizer):
         except ValueError:
             _check_document_frequencies(args, progress.n_rows)
             raise
-        max_index = len(vectorizer.vocabulary_) - 1
+        max_index = vectorizer._n_terms() - 1  # vocabulary_ is not built as a dict for it
     progress.close()
     if largest is not None and largest[0] > MAX_CATEGORY and args.max_categories is None:
         raise CommandError(f"{largest[1]}: the value {largest[0]:g} would make CategoricalNB a column for every "

@@ -123,7 +123,7 @@ def _vectorizer_spec(vectorizer, n_features):
 
 def _fitted_entries(vectorizer, n_features):
     """``vocabulary`` (the terms by column) and, with idf weights, ``idf`` of a fitted vocabulary vectorizer."""
-    if not hasattr(vectorizer, "vocabulary_"):
+    if vectorizer._n_terms() is None:  # vocabulary_ not built as a dict for it
         raise ValueError(f"cannot save vectorizer: this {type(vectorizer).__name__} is not fitted.")
     terms = vectorizer.get_feature_names_out().tolist()
     if not all(type(term) is str for term in terms):

@@ -372,8 +372,12 @@ class CountVectorizer(AnalysisMixin, BaseEstimator):
             The terms, in column order.
         """
         self._check_vocabulary()
-        terms = np.empty(len(self.vocabulary_), dtype=object)
-        terms[list(self.vocabulary_.values())] = list(self.vocabulary_)
+        unbuilt = self._unbuilt()
+        terms = np.empty(self._n_terms(), dtype=object)
+        if unbuilt is not None:  # a fit's: read from the kernels' table, vocabulary_ not built for it
+            terms[:] = unbuilt[0].terms()
+        else:
+            terms[list(self.vocabulary_.values())] = list(self.vocabulary_)
         return terms
 
     def __sklearn_tags__(self):

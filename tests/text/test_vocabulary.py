@@ -315,6 +315,10 @@ def test_vocabulary_dict_is_built_on_first_access_only(cls_name, pruning):
     X, expected = ours.fit_transform(DOCUMENTS), theirs.fit_transform(DOCUMENTS)
     transformed = ours.transform(OTHER_DOCUMENTS)
     assert "vocabulary_" not in vars(ours)  # neither fit_transform nor transform built the dict
+    np.testing.assert_array_equal(ours.get_feature_names_out(), theirs.get_feature_names_out())
+    assert ours.get_feature_names_out().dtype == object
+    nbfast.save(nbfast.MultinomialNB().fit(X, np.arange(X.shape[0]) % 2), io.BytesIO(), vectorizer=ours)
+    assert "vocabulary_" not in vars(ours)  # nor did the feature names, nor saving it
     assert_same_vocabulary(ours, theirs)
     assert "vocabulary_" in vars(ours)
     (assert_same_matrix if cls_name == "CountVectorizer" else assert_close_matrix)(X, expected)
@@ -329,6 +333,17 @@ def test_a_vocabulary_assigned_before_the_fitted_one_is_built_wins():
         vectorizer.transform(DOCUMENTS), sk_text.CountVectorizer(vocabulary={"fox": 1, "dog": 0}).transform(DOCUMENTS)
     )
     assert vectorizer.get_feature_names_out().tolist() == ["dog", "fox"]
+
+
+def test_a_term_set_lists_its_terms_by_output_index():
+    from nbfast._kernels.vocabulary import TermSet
+
+    assert TermSet([b"fox", b"caf\xc3\xa9", b"dog"], np.array([2, 0, 1])).terms() == ["café", "dog", "fox"]
+    assert TermSet([b"fox", b"dog"], np.array([-1, 0])).terms() == ["dog"]  # a term the set dropped
+    with pytest.raises(ValueError, match="output index 5 is beyond the 2 terms"):
+        TermSet([b"fox", b"dog"], np.array([0, 5])).terms()
+    with pytest.raises(ValueError, match="not 0, 1, ..., len - 1"):
+        TermSet([b"fox", b"dog"], np.array([1, 1])).terms()
 
 
 def test_a_new_fit_replaces_the_unbuilt_vocabulary():
