@@ -117,11 +117,14 @@ def test_training_from_text_never_imports_numpy_ma(tmp_path):
 
     path = tmp_path / "train.tsv"
     path.write_text("".join(f"c{i % 3}\tdocument {i} words\n" for i in range(40)), encoding="utf-8")
-    code = ("import sys; from nbfast.cli import main; "
+    code = ("import sys; import numpy; print('numpy.ma' in sys.modules); from nbfast.cli import main; "
             f"main(['train', {str(path)!r}, '-o', {str(tmp_path / 'model.nbf')!r}, '--vectorizer', 'count']); "
             "print('numpy.ma' in sys.modules)")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert result.stdout.split()[-1] == "False"
+    with_numpy, after_training = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                                check=True).stdout.split()[-2:]
+    if with_numpy == "True":
+        pytest.skip("this numpy imports numpy.ma with itself (numpy 1)")
+    assert after_training == "False"
 
 
 def test_encode_labels_with_known_classes_wider_than_y():
