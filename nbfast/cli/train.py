@@ -39,9 +39,9 @@ from nbfast.cli._input import (
     text_inputs,
 )
 from nbfast.naive_bayes import ALPHA_SEARCHES, ESTIMATORS
+from nbfast.naive_bayes._base import unique_classes
 from nbfast.naive_bayes._batches import BatchFit
 from nbfast.naive_bayes._cv import DEFAULT_ALPHAS
-from nbfast.naive_bayes._labels import sorted_unique, unique_classes
 from nbfast.persist import save
 from nbfast.readers import STDIN
 from nbfast.text import VECTORIZERS as TEXT_VECTORIZERS
@@ -204,7 +204,7 @@ def scan(args, vectorizer):
 
     def labels_and_terms(block):
         """The distinct labels of a block with their counts, and its terms' counts: in the block's thread."""
-        return sorted_unique(labels_of(block, "train on"), return_counts=True), parts and parts.count(block.documents)
+        return np.unique(labels_of(block, "train on"), return_counts=True), parts and parts.count(block.documents)
 
     for block in read_blocks(args, progress, then=labels_and_terms):
         labels, terms = block.output

@@ -53,23 +53,6 @@ def unique_classes(y):
         offset, lowest, _ = offsets
         return (np.flatnonzero(np.bincount(offset)) + lowest).astype(y.dtype)
     try:
-        return sorted_unique(y)
+        return np.unique(y)
     except TypeError as exc:
         raise ValueError(f"Mix of label input types in y: {exc}") from None
-
-
-def sorted_unique(values, *, return_counts=False):
-    """``np.unique(values, return_counts=return_counts)`` of a 1-d array, by one sort: NaN (or NaT) values count
-    as one, placed last, as there.  np.unique imports numpy.ma on its first call (some 7 ms), which the command
-    line would otherwise do in a thread that reads its input."""
-    ordered = np.sort(np.asarray(values).ravel())
-    starts = np.ones(ordered.shape, dtype=bool)  # where each distinct value begins
-    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
-    if ordered.dtype.kind in "cfmM" and ordered.size and np.isnan(ordered[-1]):  # NaNs sort last
-        missing = np.isnan(ordered)
-        starts[missing] = False
-        starts[np.argmax(missing)] = True
-    first = np.flatnonzero(starts)
-    if not return_counts:
-        return ordered[first]
-    return ordered[first], np.diff(first, append=ordered.size)

@@ -11,7 +11,7 @@ from support.helpers import NB_FAMILY, data_for, nb_estimator
 
 import nbfast
 from nbfast.datasets import make_documents
-from nbfast.naive_bayes._labels import encode_labels, sorted_unique, unique_classes
+from nbfast.naive_bayes._labels import encode_labels, unique_classes
 
 LINEAR_MODELS = [nbfast.MultinomialNB, nbfast.BernoulliNB, nbfast.ComplementNB, nbfast.PoissonNB]
 
@@ -76,55 +76,6 @@ def test_labels_match_sorting_and_searching(y):
     np.testing.assert_array_equal(classes, np.unique(y))
     assert classes.dtype == y.dtype
     np.testing.assert_array_equal(encode_labels(classes, y), np.searchsorted(np.unique(y), y))
-
-
-@pytest.mark.parametrize(
-    "values",
-    [
-        np.array(["c02", "c00", "c02", "c01", "c00", "c00"]),
-        np.array([b"b", b"a", b"b"]),
-        np.array([2.5, np.nan, -1.0, np.nan, 2.5, -0.0, 0.0]),  # NaNs as one value, last; -0.0 equals 0.0
-        np.array([np.nan, np.nan]),
-        np.array([1 + 2j, np.nan, 1 + 2j]),
-        np.array(["2026-11-29", "NaT", "2026-01-01", "NaT"], dtype="datetime64[D]"),
-        np.array([7, -3, 7, 2**40], dtype=np.int64),
-        np.array([True, False, True]),
-        np.array(["b", "a", "b"], dtype=object),
-        np.array([], dtype="<U3"),
-        np.array([3.0]),
-    ],
-    ids=lambda values: str(values.dtype),
-)
-def test_sorted_unique_is_numpys_unique(values):
-    expected, expected_counts = np.unique(values, return_counts=True)
-    unique, counts = sorted_unique(values, return_counts=True)
-    np.testing.assert_array_equal(unique, expected)
-    np.testing.assert_array_equal(counts, expected_counts)
-    np.testing.assert_array_equal(sorted_unique(values), expected)
-    assert unique.dtype == expected.dtype
-
-
-def test_unique_classes_refuses_labels_that_cannot_be_compared():
-    with pytest.raises(ValueError, match="Mix of label input types in y"):
-        unique_classes(np.array(["a", 1, "b"], dtype=object))
-
-
-def test_training_from_text_never_imports_numpy_ma(tmp_path):
-    """np.unique imports numpy.ma on its first call; nbfast train counts its labels without it (an import in a
-    thread that reads the input, and 7 ms)."""
-    import subprocess
-    import sys
-
-    path = tmp_path / "train.tsv"
-    path.write_text("".join(f"c{i % 3}\tdocument {i} words\n" for i in range(40)), encoding="utf-8")
-    code = ("import sys; import numpy; print('numpy.ma' in sys.modules); from nbfast.cli import main; "
-            f"main(['train', {str(path)!r}, '-o', {str(tmp_path / 'model.nbf')!r}, '--vectorizer', 'count']); "
-            "print('numpy.ma' in sys.modules)")
-    with_numpy, after_training = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                                check=True).stdout.split()[-2:]
-    if with_numpy == "True":
-        pytest.skip("this numpy imports numpy.ma with itself (numpy 1)")
-    assert after_training == "False"
 
 
 def test_encode_labels_with_known_classes_wider_than_y():
