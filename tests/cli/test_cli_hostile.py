@@ -71,22 +71,24 @@ def test_an_input_named_like_the_temporary_file_is_read_intact(files, capsys, mo
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_sigterm_and_sighup_remove_the_temporary_file(files, signum):
-    big = files / "big.svm"
-    with open(big, "w") as f:
-        for _ in range(2000):
-            f.write(SVM)
+    """The input comes through a pipe held open, so the signal always lands while predict is at work,
+    however fast it scores what it has been given."""
     command = [sys.executable, "-c", "import sys; from nbfast.cli import main; sys.exit(main())",
-               "predict", str(files / "m.nbf"), str(big), "--chunk-size", "20", "--proba", "-o", str(files / "o.csv")]
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+               "predict", str(files / "m.nbf"), "-", "--format", "svmlight", "--chunk-size", "20", "--proba",
+               "-o", str(files / "o.csv")]
+    child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+    child.stdin.write(SVM * 10)
+    child.stdin.flush()
     deadline = time.monotonic() + 60
-    while not [p for p in files.iterdir() if p.name not in ("d.svm", "m.nbf", "big.svm")]:
+    while not [p for p in files.iterdir() if p.name not in ("d.svm", "m.nbf")]:
         assert child.poll() is None and time.monotonic() < deadline, "predict never started writing"
         time.sleep(0.01)
     child.send_signal(signum)
     _, err = child.communicate(timeout=60)
     assert child.returncode == 128 + signum, err
     assert "Traceback" not in err
-    assert sorted(p.name for p in files.iterdir()) == ["big.svm", "d.svm", "m.nbf"]
+    assert sorted(p.name for p in files.iterdir()) == ["d.svm", "m.nbf"]
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
