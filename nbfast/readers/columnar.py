@@ -14,11 +14,13 @@ each dropped, as the text readers do) or of numbers.  The record batches are cut
 (:class:`nbfast.text._arrow.ArrowDocuments`: no str per document).  Columns named in ``keep`` ride along, as
 they are, in each block's ``columns``, so that an output can be joined back on them.
 
-A missing column, a column of the wrong type, and a null document or label (or an empty or NaN one) raise
-ValueError naming the file, and the row where there is one: rows are numbered from 1, a CSV header not
+A missing column, a column named twice, a column of the wrong type, malformed Arrow data (an Arrow IPC file's
+buffers are not checked as pyarrow reads them), and a null document or label (or an empty, NaN or infinite one)
+raise ValueError naming the file, and the row where there is one: rows are numbered from 1, a CSV header not
 counted.  Fill null documents with empty strings to read them as empty documents.
 """
 
+import contextlib
 import os
 import re
 
@@ -84,9 +86,9 @@ class _Columns:
         self.names = list(dict.fromkeys(name for name in (text, label, *keep) if name is not None))
 
     def check(self, path, schema, pa):
-        """Refuse a file that lacks one of the columns, or whose documents are not strings, or whose labels are
-        neither strings nor numbers (ValueError)."""
-        _check_present(path, schema.names, self.names)
+        """Refuse a file that lacks one of the columns or names one twice, or whose documents are not strings, or
+        whose labels are neither strings nor numbers (ValueError)."""
+        _check_names(path, schema.names, self.names)
         if not _is_text(schema.field(self.text).type, pa):
             raise ValueError(f"{path}: the column {self.text!r} holds {schema.field(self.text).type}, not text: "
                              "the documents must be strings")
@@ -96,13 +98,18 @@ class _Columns:
                 raise ValueError(f"{path}: the column {self.label!r} holds {kind}: labels must be strings or numbers")
 
 
-def _check_present(path, names, wanted):
-    """Refuse (ValueError) a file whose columns ``names`` lack one of ``wanted``, listing them."""
+def _check_names(path, names, wanted):
+    """Refuse (ValueError) a file whose columns ``names`` lack one of ``wanted`` (listing them), or have two of
+    that name (which one is meant?)."""
     missing = [name for name in wanted if name not in names]
     if missing:
         listed = ", ".join(map(repr, names[:_LISTED_COLUMNS]))
         more = f" and {len(names) - _LISTED_COLUMNS} more" if len(names) > _LISTED_COLUMNS else ""
         raise ValueError(f"{path}: no column {missing[0]!r}; its columns are {listed or 'none'}{more}")
+    repeated = next((name for name in wanted if names.count(name) > 1), None)
+    if repeated is not None:
+        raise ValueError(f"{path}: {names.count(repeated)} columns are named {repeated!r}; give each column read a "
+                         "name of its own")
 
 
 def _is_text(kind, pa):
@@ -121,6 +128,7 @@ def _columnar_blocks(path, chunk_size, file_format, vectorizer, columns, then, m
         first_row, pieces, n_bytes = chunk
         table = pa.Table.from_batches(pieces)
         rows = np.arange(first_row, first_row + table.num_rows)
+        _check_arrow_data(table, columns.text, path, rows, pa)
         text = _strings(table.column(columns.text), path, rows, pa, pc,
                         null="the document is null (fill nulls with empty strings first to read them as such)")
         try:
@@ -137,8 +145,27 @@ def _columnar_blocks(path, chunk_size, file_format, vectorizer, columns, then, m
     try:
         batches = _OPENERS[file_format](path, columns, chunk_size, pa, reader)
         yield from ordered_map(parsed, _chunks(batches, chunk_size))
-    except pa.ArrowException as exc:  # pyarrow's own messages do not name the file
+    except (pa.ArrowException, UnicodeDecodeError) as exc:  # pyarrow's messages do not name the file
         raise ValueError(f"{path}: {exc}") from None
+
+
+def _check_arrow_data(table, text, path, rows, pa):
+    """Refuse (ValueError) a block whose columns hold malformed Arrow data: offsets or dictionary indices out of
+    bounds, invalid UTF-8.  pyarrow does not check an Arrow IPC file's buffers as it reads them (nor a Parquet
+    file's UTF-8), and its compute functions trust them.  A column of documents that are ``string`` or
+    ``large_string`` is left to :func:`nbfast.text._arrow.arrow_documents`, which checks it as it reads it."""
+    for name in table.column_names:
+        if name == text and _plain_strings(table.schema.field(name).type, pa):
+            continue
+        try:
+            table.column(name).validate(full=True)
+        except pa.ArrowException as exc:
+            problem = f"the Arrow column {name!r} is malformed: {exc}"
+            raise ValueError(f"{path} rows {rows[0]}-{rows[-1]}: {problem}") from None
+
+
+def _plain_strings(kind, pa):
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
 
 
 def _chunks(batches, chunk_size):
@@ -167,7 +194,7 @@ def _strings(column, path, rows, pa, pc, *, null):
     """A block's column of text as one ``string`` or ``large_string`` array; a null raises ValueError naming its
     row, then saying ``null``."""
     column = _array(column)
-    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+    if not _plain_strings(column.type, pa):
         column = pc.cast(column, pa.large_string())  # dictionary-encoded strings, string views
     if column.null_count:
         raise ValueError(f"{path} row {_first(column.is_null(), rows)}: {null}")
@@ -182,8 +209,9 @@ def _labels(column, path, rows, pa, pc):
         if column.null_count:
             raise ValueError(f"{path} row {_first(column.is_null(), rows)}: the label is null")
         labels = numeric_values(column)
-        if labels.dtype.kind == "f" and np.isnan(labels).any():
-            raise ValueError(f"{path} row {rows[np.argmax(np.isnan(labels))]}: the label is NaN")
+        if labels.dtype.kind == "f" and not np.isfinite(labels).all():
+            row = np.argmin(np.isfinite(labels))
+            raise ValueError(f"{path} row {rows[row]}: the label is {'NaN' if np.isnan(labels[row]) else 'infinite'}")
         return labels
     labels = pc.utf8_trim_whitespace(_strings(column, path, rows, pa, pc, null="the label is null"))
     empty = np.diff(string_buffers(labels)[1]) == 0
@@ -241,27 +269,71 @@ def _arrow(path, columns, chunk_size, pa, ipc):
             yield batch.select(columns.names), _tell(f)
 
 
+#: pyarrow's names of the compressions of ``.gz`` and ``.bz2`` files.
+_COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2"}
+
+
+@contextlib.contextmanager
+def _csv_source(path, pa):
+    """(the stream of a CSV file's bytes, the file whose position is the bytes read so far); ``.gz`` and ``.bz2``
+    are decompressed by pyarrow, and a truncated or corrupt one raises ValueError.
+
+    A file is read by pyarrow itself, not through a Python file object: pyarrow's CSV reader reads ahead in a
+    thread of its own, which would call into Python, and can abort the interpreter as it exits when the read
+    ended in an error.  Standard input can only be a Python file; it is read without that thread.
+    """
+    if str(path) == STDIN:
+        with open_input(path) as f:
+            yield f, f
+        return
+    compression = _COMPRESSIONS.get(os.path.splitext(str(path))[1])
+    with pa.OSFile(str(path)) as raw:
+        if compression is None:
+            yield raw, raw
+            return
+        try:
+            with pa.CompressedInputStream(raw, compression) as stream:
+                yield stream, raw
+        except OSError as exc:
+            if exc.errno is not None:  # the system's error, not the decompression's
+                raise
+            raise ValueError(f"{path}: truncated or corrupt compressed file ({exc})") from None
+
+
+def _csv_reader(source, path, csv, convert=None):
+    """pyarrow's streaming reader of a CSV file's rows, from ``source`` (see :func:`_csv_source`)."""
+    read = csv.ReadOptions(block_size=_CSV_BLOCK_BYTES, use_threads=str(path) != STDIN)
+    return csv.open_csv(source, read_options=read, parse_options=csv.ParseOptions(newlines_in_values=True),
+                        convert_options=convert)
+
+
+def _csv_names(path, pa, csv):
+    """The column names of a CSV file's header row."""
+    with _csv_source(path, pa) as (source, _):
+        return _csv_reader(source, path, csv).schema.names
+
+
 def _csv(path, columns, chunk_size, pa, csv):
     """(record batch of ``columns``, bytes read so far) through a CSV file with a header row, every column read
-    as text."""
-    read = csv.ReadOptions(block_size=_CSV_BLOCK_BYTES)
+    as text.
+
+    A file's header is read first, to refuse a column named twice (pyarrow would read the first); standard input
+    can be read only once, and there the first is read.
+    """
+    if str(path) != STDIN:
+        _check_names(path, _csv_names(path, pa, csv), columns.names)
     convert = csv.ConvertOptions(include_columns=columns.names, column_types=dict.fromkeys(columns.names, pa.string()))
-    with open_input(path) as f:
+    with _csv_source(path, pa) as (source, position):
         try:
-            reader = csv.open_csv(f, read_options=read, parse_options=csv.ParseOptions(newlines_in_values=True),
-                                  convert_options=convert)
-        except KeyError as exc:  # a column is missing: named with the file's columns, read again from its header
-            if str(path) == STDIN:  # read once: pyarrow's message names the column
-                missing = re.search(r"Column '(.*)' in include_columns", str(exc))
-                if missing:
-                    raise ValueError(f"{path}: no column {missing[1]!r} in the header") from None
-                raise
-            with open_input(path) as again:
-                _check_present(path, csv.open_csv(again).schema.names, columns.names)
+            reader = _csv_reader(source, path, csv, convert)
+        except KeyError as exc:  # standard input lacks a column: pyarrow's message names it
+            missing = re.search(r"Column '(.*)' in include_columns", str(exc))
+            if missing:
+                raise ValueError(f"{path}: no column {missing[1]!r} in the header") from None
             raise
         columns.check(path, reader.schema, pa)
         for batch in reader:
-            yield batch, _tell(f)
+            yield batch, _tell(position)
 
 
 _OPENERS = {"parquet": _parquet, "arrow": _arrow, "csv": _csv}
@@ -282,7 +354,6 @@ def column_names(path, file_format):
                     pass
             with open_input(path) as f:
                 return reader.open_stream(f).schema.names
-        with open_input(path) as f:
-            return reader.open_csv(f).schema.names
-    except pa.ArrowException as exc:
+        return _csv_names(path, pa, reader)
+    except (pa.ArrowException, UnicodeDecodeError) as exc:  # a column name that is not UTF-8: as pyarrow decodes it
         raise ValueError(f"{path}: {exc}") from None

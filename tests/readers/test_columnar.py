@@ -1,6 +1,7 @@
 """Columnar files (Parquet, Arrow IPC, CSV) read in blocks: the rows a TSV file of the same documents gives, the
 columns kept, and one clear error for what cannot be read."""
 
+import bz2
 import gzip
 import sys
 
@@ -164,6 +165,7 @@ def test_a_missing_column_names_the_columns_the_file_has(tmp_path, fmt):
     (pa.array(["a", None]), "label", " row 2: the label is null"),
     (pa.array([1, None]), "label", " row 2: the label is null"),
     (pa.array([1.0, np.nan]), "label", " row 2: the label is NaN"),
+    (pa.array([1.0, -np.inf]), "label", " row 2: the label is infinite"),
     (pa.array(["a", "  "]), "label", " row 2: empty label"),
 ])  # fmt: skip
 def test_what_cannot_be_read_is_named(tmp_path, column, field, message):
@@ -207,6 +209,89 @@ def test_malformed_strings_name_the_rows_and_the_string(tmp_path, data, offsets,
     with pytest.raises(ValueError) as raised:
         read(path, fields=(None, "text"))
     assert str(raised.value).startswith(f"{path} {message}")
+
+
+def write_arrow(path, table):
+    with ipc.new_file(path, table.schema) as writer:
+        writer.write_table(table)
+    return path
+
+
+def with_offset_past_the_data(path, column):
+    """The Arrow IPC file ``path`` with the last offset of its string ``column`` (of one batch) moved 1 GiB past
+    the column's bytes: pyarrow reads such a file without checking it."""
+    data = bytearray(path.read_bytes())
+    offsets = ipc.open_file(path).get_batch(0).column(column).buffers()[1].to_pybytes()
+    at = data.index(offsets) + len(offsets) - 4
+    data[at:at + 4] = np.int32(1 << 30).tobytes()
+    path.write_bytes(data)
+    return path
+
+
+def invalid_utf8(n):
+    offsets = pa.py_buffer(np.arange(n + 1, dtype=np.int32).tobytes())
+    return pa.Array.from_buffers(pa.string(), n, [None, offsets, pa.py_buffer(b"a" * (n - 1) + b"\xff")])
+
+
+@pytest.mark.parametrize("role", ["label", "kept"])
+@pytest.mark.parametrize("fault", ["offset past the data", "index past the dictionary", "invalid UTF-8"])
+def test_malformed_label_and_kept_columns_name_the_rows_and_the_column(tmp_path, role, fault):
+    """pyarrow's compute functions trust an array's buffers: each column read is checked before any touches it
+    (a label's offsets past its bytes crashed the process)."""
+    n = 8
+    column = {"offset past the data": pa.array([f"v{i}" for i in range(n)]),
+              "index past the dictionary": pa.DictionaryArray.from_arrays(
+                  pa.array([0] * (n - 1) + [5], pa.int32()), pa.array(["a"]), safe=False),
+              "invalid UTF-8": invalid_utf8(n)}[fault]
+    table = pa.table({"text": ["one two"] * n, "field": column})
+    path = write_arrow(tmp_path / "bad.arrow", table)
+    if fault == "offset past the data":
+        with_offset_past_the_data(path, 1)
+    fields, keep = (("field", "text"), ()) if role == "label" else ((None, "text"), ("field",))
+    with pytest.raises(ValueError) as raised:
+        read(path, fields=fields, keep=keep)
+    assert str(raised.value).startswith(f"{path} rows 1-8: the Arrow column 'field' is malformed: ")
+
+
+def test_invalid_utf8_of_a_parquet_string_column_is_refused(tmp_path):
+    """Parquet does not check that a string column's bytes are UTF-8: the reader does."""
+    path = tmp_path / "bad.parquet"
+    pq.write_table(pa.table({"text": ["one"] * 4, "label": invalid_utf8(4)}), path)
+    with pytest.raises(ValueError, match=r"bad.parquet rows 1-4: the Arrow column 'label' is malformed: .*UTF8"):
+        read(path, fields=("label", "text"))
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "arrow", "csv"])
+@pytest.mark.parametrize("repeated", ["body", "doc_id"])
+def test_a_column_named_twice_is_refused(tmp_path, fmt, repeated):
+    """Which of two columns of one name is meant cannot be known (pyarrow reads the first of a CSV's)."""
+    table = corpus()
+    table = table.append_column(pa.field(repeated, table.schema.field(repeated).type), table.column(repeated))
+    path = write(table, tmp_path, fmt)
+    with pytest.raises(ValueError, match=f"data.{fmt}: 2 columns are named '{repeated}'; give each column read"):
+        read(path, keep=("doc_id",))
+    assert len(read(path, fields=("label", "body") if repeated == "doc_id" else (None, "label"))) == 5
+
+
+@pytest.mark.parametrize("suffix, compress", [(".gz", gzip.compress), (".bz2", bz2.compress)])
+@pytest.mark.parametrize("damage", ["truncated", "not compressed"])
+def test_a_truncated_or_corrupt_compressed_csv_names_the_file(tmp_path, suffix, compress, damage):
+    data = b"label,body\n" + b"spam,cheap offer\n" * 500
+    path = tmp_path / f"data.csv{suffix}"
+    path.write_bytes(compress(data)[:-30] if damage == "truncated" else data)
+    with pytest.raises(ValueError, match=f"data.csv{suffix}: truncated or corrupt compressed file"):
+        read(path)
+
+
+def test_csv_header_names_are_read_as_the_rows_are(tmp_path, monkeypatch):
+    """--keep lists a CSV's columns: with the rows' options (a quoted line break, a row longer than pyarrow's
+    default block), so that any file the reader reads gives its names."""
+    monkeypatch.setattr(columnar, "_CSV_BLOCK_BYTES", 1 << 22)
+    field = "word " * 300_000  # 1.5 MB, more than pyarrow's default block of 1 MiB
+    path = tmp_path / "long.csv"
+    path.write_text(f'doc_id,body,label\n1,"{field}\nsecond line",spam\n2,short,ham\n')
+    assert columnar.column_names(path, "csv") == ["doc_id", "body", "label"]
+    assert [len(block.y) for block in read(path, keep=("doc_id",))] == [2]
 
 
 def test_invalid_bytes_of_a_later_block_do_not_refuse_the_first(tmp_path):
