@@ -17,7 +17,7 @@ import sys
 
 from nbfast._version import __version__
 from nbfast.cli import _blas  # noqa: F401 - loads numpy, before any module below does: see its docstring
-from nbfast.cli._errors import USER_ERRORS, CommandError, in_cli_words
+from nbfast.cli._errors import USER_ERRORS, CommandError, error_line
 
 __all__ = ["CommandError", "console_script", "main"]
 
@@ -122,7 +122,7 @@ def main(argv=None):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error when Python exits
         return 128 + getattr(signal, "SIGPIPE", 13)
     except USER_ERRORS as exc:
-        print(f"nbfast {args.command}: error: {in_cli_words(str(exc))}", file=sys.stderr)
+        print(f"nbfast {args.command}: error: {error_line(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"nbfast {args.command}: interrupted", file=sys.stderr)

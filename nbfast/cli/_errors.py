@@ -67,11 +67,22 @@ _OPTION_OF = {"zero_based=True": "--zero-based", "file_format": "--format", "to_
               "decode_error='replace' or 'ignore'": "--decode-errors replace or ignore"}
 
 
+#: Control characters written as escapes in a message (a line break of a CSV row that pyarrow quotes, the NULs
+#: of UTF-16 text read as UTF-8), so that it stays one line; a tab stays.
+_ESCAPES = {**{code: f"\\x{code:02x}" for code in (*range(32), 127) if code != 9}, 10: "\\n", 13: "\\r"}
+
+
 def in_cli_words(message):
     """``message`` with the parameters and methods it names replaced by the options that set them."""
     for words, option in _OPTION_OF.items():
         message = message.replace(words, option)
     return message
+
+
+def error_line(message):
+    """An error's ``message`` as the one line the command line prints: in its words (:func:`in_cli_words`),
+    control characters escaped."""
+    return in_cli_words(message).translate(_ESCAPES)
 
 
 #: Errors a user can fix: the command's own, a missing optional dependency, a file that cannot be read or

@@ -229,7 +229,7 @@ _EXACT_INTEGERS = 2.0**53
 
 def integral_labels(y):
     """Float labels that are all whole numbers (as svmlight stores them) and exact become int64."""
-    if y.dtype.kind == "f" and np.all(np.mod(y, 1) == 0) and np.all(np.abs(y) <= _EXACT_INTEGERS):
+    if y.dtype.kind == "f" and np.all(np.abs(y) <= _EXACT_INTEGERS) and np.all(np.mod(y, 1) == 0):
         return y.astype(np.int64)
     return y
 

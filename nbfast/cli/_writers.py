@@ -279,7 +279,22 @@ class ParquetWriter(_ArrowWriter):
 
     def _open(self, schema):
         labels = [name for name in self._names[len(self._kept):] if name.startswith("label")]
-        return self._writes.ParquetWriter(self._f, schema, use_dictionary=labels)
+        try:
+            return self._writes.ParquetWriter(self._f, schema, use_dictionary=labels)
+        except self._pa.ArrowException as exc:
+            field = next((field for field in schema if not self._storable(field)), None)
+            if field is None:  # not a column's type
+                raise
+            raise ValueError(f"the column {field.name!r} ({field.type}) cannot be written to Parquet ({exc}); write "
+                             ".arrow, which stores any column") from None
+
+    def _storable(self, field):
+        """Whether Parquet has a type for ``field`` (a union, say, has none)."""
+        try:
+            self._writes.ParquetWriter(self._pa.BufferOutputStream(), self._pa.schema([field])).close()
+        except self._pa.ArrowException:
+            return False
+        return True
 
     def _write(self, table):
         self._pending.append(table)

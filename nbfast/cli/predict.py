@@ -21,6 +21,7 @@ from nbfast.cli._errors import CommandError, positive_int
 from nbfast.cli._input import (
     Progress,
     add_input_arguments,
+    check_inputs,
     check_output,
     open_model,
     output_file,
@@ -95,6 +96,7 @@ def kept_columns(args):
     if first == STDIN:
         raise CommandError("--keep reads the columns of its input first, which standard input does not allow: "
                            "name the columns to copy with --id-field")
+    check_inputs(args)  # before reading them
     return [name for name in column_names(first, input_format(first, args.file_format)) if name != args.text_field]
 
 

@@ -43,7 +43,7 @@ from nbfast.naive_bayes._base import unique_classes
 from nbfast.naive_bayes._batches import BatchFit
 from nbfast.naive_bayes._cv import DEFAULT_ALPHAS
 from nbfast.persist import save
-from nbfast.readers import STDIN
+from nbfast.readers import COLUMNAR_FORMATS, STDIN, input_format
 from nbfast.text import VECTORIZERS as TEXT_VECTORIZERS
 from nbfast.text import CountVectorizer, HashingVectorizer
 from nbfast.text._counted_parts import CountedParts
@@ -250,6 +250,8 @@ def check_labels(args, classes, label_counts, first_rows, n_rows):
     if args.header:
         return
     for path, line, label in first_rows:
+        if input_format(path, args.file_format) in COLUMNAR_FORMATS:  # a header names the columns there
+            continue
         occurrences = sum(int(counts[values == label].sum()) for values, counts in label_counts)
         if occurrences == 1 and n_rows > 1:
             shown = np.asarray(label).item()

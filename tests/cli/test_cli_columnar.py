@@ -330,3 +330,61 @@ def test_csv_on_standard_input_names_a_missing_column(table, model, tmp_path):
         piped = subprocess.run(command + options, stdin=f, capture_output=True, text=True, check=True)
     read = subprocess.run(command[:5] + [str(data)] + command[6:] + options, capture_output=True, text=True, check=True)
     assert piped.stdout == read.stdout and piped.stdout.startswith("doc_id,label\nd0000,")
+
+
+def test_a_csv_parse_error_ends_the_process_cleanly(model, tmp_path):
+    """pyarrow's CSV reader reads ahead in a thread of its own; fed by a Python file object, that thread could
+    abort the interpreter as it exited after a parse error (status 134, in about one run of four): a file is read
+    by pyarrow itself.  Twenty processes, one after another, since the abort depended on timing."""
+    data = tmp_path / "ragged.csv"
+    data.write_text("id,body,label\n1,cheap\n2,offer,spam\n")
+    command = [sys.executable, "-m", "nbfast", "evaluate", str(model), str(data), "--text-field", "body"]
+    for _ in range(20):
+        run = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=120)
+        assert run.returncode == 2, run.stderr
+        assert run.stderr.count("\n") == 1 and "Expected 3 columns, got 2" in run.stderr, run.stderr
+
+
+def test_a_line_break_in_an_error_is_escaped(model, tmp_path, capsys):
+    """pyarrow quotes the row it could not parse, line breaks and all: the error stays one line."""
+    data = tmp_path / "unbalanced.csv"
+    data.write_text('id,body,label\n1,"cheap offer,spam\n2,meeting,ham\n')
+    status, _, err = run_cli(capsys, "evaluate", model, data, "--text-field", "body")
+    assert_one_line_error(status, err, "unbalanced.csv: CSV parse error", 'offer,spam\\n2,meeting,ham')
+
+
+def test_a_kept_column_parquet_cannot_store_is_one_error_line(model, tmp_path, capsys):
+    union = pa.UnionArray.from_sparse(pa.array([0, 1], pa.int8()), [pa.array([1, 2]), pa.array(["a", "b"])])
+    data = tmp_path / "docs.arrow"
+    with ipc.new_file(data, pa.schema([("doc_id", union.type), ("body", pa.string())])) as writer:
+        writer.write_table(pa.table({"doc_id": union, "body": ["cheap offer", "meeting"]}))
+    status, _, err = run_cli(capsys, "predict", model, data, "--text-field", "body", "--keep", "-o",
+                             tmp_path / "out.arrow")
+    assert status == 0, err
+    status, _, err = run_cli(capsys, "predict", model, data, "--text-field", "body", "--keep", "-o",
+                             tmp_path / "out.parquet")
+    assert_one_line_error(status, err, "the column 'doc_id' (sparse_union", "cannot be written to Parquet",
+                          "write .arrow, which stores any column")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs.arrow", "out.arrow"]
+
+
+def test_keep_names_a_missing_input_as_other_options_do(model, tmp_path, capsys):
+    status, _, err = run_cli(capsys, "predict", model, tmp_path / "missing.parquet", "--keep", "-o", "-")
+    assert_one_line_error(status, err, f"{tmp_path / 'missing.parquet'}: No such file or directory")
+
+
+def test_train_does_not_suggest_header_for_columnar_input(tmp_path, capsys):
+    """A columnar file's header names its columns: a first label seen once is no header row there."""
+    data = write(pa.table({"body": ["x y", "cheap", "offer", "meeting", "agenda"],
+                           "label": ["odd", "spam", "spam", "ham", "ham"]}), tmp_path / "docs.parquet")
+    status, _, err = run_cli(capsys, "train", data, "--text-field", "body", "-o", tmp_path / "m.nbf")
+    assert status == 0 and "warning" not in err, err
+    write_tsv(pa.table({"body": ["x y", "cheap", "offer"], "label": ["odd", "spam", "spam"]}), tmp_path / "d.tsv")
+    status, _, err = run_cli(capsys, "train", tmp_path / "d.tsv", "-o", tmp_path / "m.nbf")
+    assert status == 0 and "line 1: the label 'odd' occurs on no other line" in err, err
+
+
+def test_an_infinite_label_is_one_error_line(tmp_path, capsys):
+    data = write(pa.table({"body": ["a b", "c d", "e f"], "label": [1.0, np.inf, 0.0]}), tmp_path / "docs.parquet")
+    status, _, err = run_cli(capsys, "train", data, "--text-field", "body", "-o", tmp_path / "m.nbf")
+    assert_one_line_error(status, err, "docs.parquet row 2: the label is infinite")

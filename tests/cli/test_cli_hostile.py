@@ -187,6 +187,17 @@ def test_huge_labels_never_collapse_into_one_class(tmp_path, capsys):
         _one_line_error(status, err, "x.npz rows 1-4")
 
 
+def test_infinite_labels_are_one_line_without_a_warning(tmp_path, capsys):
+    from nbfast.readers import save_npz
+
+    save_npz(tmp_path / "x.npz", np.eye(4), y=np.array([1.0, np.inf, 0.0, 1.0]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        status, err = _run(capsys, "train", tmp_path / "x.npz", "-o", tmp_path / "m.nbf")
+    assert not caught, [str(warning.message) for warning in caught]
+    _one_line_error(status, err, "x.npz rows 1-4", "infinity")
+
+
 def test_a_crafted_model_is_one_line(files, capsys):
     raw = (files / "m.nbf").read_bytes()
     (files / "bad.nbf").write_bytes(_with_header(raw, lambda h: h["model"]["params"].update(alpha=-1.0)))
