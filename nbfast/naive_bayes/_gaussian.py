@@ -30,7 +30,7 @@ from nbfast._validation import (
     check_X,
 )
 from nbfast.naive_bayes._base import _StatisticsNB, encode_labels, unique_classes
-from nbfast.naive_bayes._counts import group_rows_by_class, select_rows
+from nbfast.naive_bayes._counts import check_statistics, group_rows_by_class, select_rows
 from nbfast.naive_bayes._terms import pair_terms, terms_matrix
 
 VARIANCES = ("class_feature", "feature", "class", "global")
@@ -73,15 +73,17 @@ def pool_groups(count, mean, var):
     sum_g n_g (var_g + (mean_g - mean)^2) / n.  ``count`` is per group
     (n_groups,), giving a count (1,), or per group and feature (observed
     values), giving a count (1, n_features); a feature without any gets 0.
+    An overflow gives inf, which the statistics' check refuses.
     """
-    if count.ndim == 1:
-        total = count.sum()
-        pooled_mean = count @ mean / total
-        pooled_var = count @ (var + (mean - pooled_mean) ** 2) / total
-        return np.array([total]), pooled_mean[None, :], pooled_var[None, :]
-    total = count.sum(axis=0)
-    pooled_mean = _ratio((count * mean).sum(axis=0), total)
-    pooled_var = _ratio((count * (var + (mean - pooled_mean) ** 2)).sum(axis=0), total)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if count.ndim == 1:
+            total = count.sum()
+            pooled_mean = count @ mean / total
+            pooled_var = count @ (var + (mean - pooled_mean) ** 2) / total
+            return np.array([total]), pooled_mean[None, :], pooled_var[None, :]
+        total = count.sum(axis=0)
+        pooled_mean = _ratio((count * mean).sum(axis=0), total)
+        pooled_var = _ratio((count * (var + (mean - pooled_mean) ** 2)).sum(axis=0), total)
     return total[None, :], pooled_mean[None, :], pooled_var[None, :]
 
 
@@ -97,7 +99,7 @@ def merge_moments(count_a, mean_a, var_a, count_b, mean_b, var_b):
     """
     count = count_a + count_b
     ca, cb, c = (per_feature(n, mean_a.shape) for n in (count_a, count_b, count))
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # an overflow is refused where checked
         mean = (cb * mean_b + ca * mean_a) / c
         var = (ca * var_a + cb * var_b + (cb * ca / c) * (mean_a - mean_b) ** 2) / c
     keep_a = np.isclose(cb, 0.0)
@@ -552,13 +554,14 @@ class GaussianNB(_StatisticsNB):
             mean, var = np.zeros_like(stats["theta_"]), np.zeros_like(stats["theta_"])
             count[rows] = model._observed_count() if observed else model.class_count_
             mean[rows], var[rows] = model.theta_, model._raw_var
-            if observed:
-                stats["class_count_"][rows] += model.class_count_
-            merged._merge_into(stats, counts, (count, mean, var))
-            seen_count = per_feature(model._seen_count, model._seen_mean.shape) if observed else model._seen_count
-            merged._merge_into(
-                stats, ("_seen_count", "_seen_mean", "_seen_var"), (seen_count, model._seen_mean, model._seen_var),
-            )
+            with np.errstate(over="ignore"):  # an overflow is refused below
+                if observed:
+                    stats["class_count_"][rows] += model.class_count_
+                merged._merge_into(stats, counts, (count, mean, var))
+                seen_count = per_feature(model._seen_count, model._seen_mean.shape) if observed else model._seen_count
+                merged._merge_into(stats, ("_seen_count", "_seen_mean", "_seen_var"),
+                                   (seen_count, model._seen_mean, model._seen_var))
+        check_statistics(stats)
         stats["epsilon_"] = merged.var_smoothing * float(stats["_seen_var"].max())
         merged._commit(stats, classes, first.n_features_in_, getattr(first, "feature_names_in_", None), params)
         return merged

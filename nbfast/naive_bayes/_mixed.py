@@ -34,6 +34,7 @@ from nbfast._validation import (
     check_y,
 )
 from nbfast.naive_bayes._base import _BaseNB, encode_labels, unique_classes
+from nbfast.naive_bayes._counts import check_statistics
 from nbfast.naive_bayes._discrete import MultinomialNB
 from nbfast.naive_bayes._locking import serialized
 from nbfast.naive_bayes._merging import check_mergeable
@@ -185,9 +186,8 @@ class MixedNB(_BaseComposition, _BaseNB):
 
     Notes
     -----
-    A ``partial_fit`` that raises leaves the model unchanged: the columns of
-    every nbfast part are validated before any part is updated (other parts are
-    updated on a copy, before the nbfast parts).
+    A ``partial_fit`` that raises leaves the model unchanged: every part takes
+    the batch on a copy, and the copies are installed once all have taken it.
 
     Each part scores its columns with its own kernels; ``predict`` then sums
     the parts' (n_samples, n_classes) joint log-likelihoods, so unlike the
@@ -379,18 +379,15 @@ class MixedNB(_BaseComposition, _BaseNB):
                    for e in self.estimators_):
                 raise ValueError(f"missing={self.missing!r} differs from the parts' since the first fit: refit the "
                                  "model (fit) to change it.")
-            # nbfast parts are validated before any update; others are updated on a copy, first.
-            estimators = [e if isinstance(e, _BaseNB) else copy.deepcopy(e) for e in self.estimators_]
+            # Every part is updated on a copy, installed once all have taken the batch: a part that raises leaves
+            # self's as they were.  An nbfast part never writes its fitted arrays in place (a batch's statistics
+            # replace them), so a shallow copy is enough; others are copied whole.
+            estimators = [copy.copy(e) if isinstance(e, _BaseNB) else copy.deepcopy(e) for e in self.estimators_]
         params = self._validate_params(X.shape[1], len(classes))
         y_index = encode_labels(classes, y)
         X_parts = [_select(X, index) for index in columns]
-        if not first:
-            for estimator, X_part in zip(estimators, X_parts):
-                if isinstance(estimator, _BaseNB):
-                    estimator._check_X(X_part, reset=False)
         weights = {} if sample_weight is None else {"sample_weight": sample_weight}
-        # Copied (foreign) parts first: when one raises, no part of self has changed yet.
-        for estimator, X_part in sorted(zip(estimators, X_parts), key=lambda pair: isinstance(pair[0], _BaseNB)):
+        for estimator, X_part in zip(estimators, X_parts):
             if partial:
                 estimator.partial_fit(X_part, y, classes=classes, **weights)
             else:
@@ -431,7 +428,9 @@ class MixedNB(_BaseComposition, _BaseNB):
             raise TypeError("MixedNB models merge only when every part is an nbfast estimator; a scikit-learn part "
                             "keeps no statistics nbfast can merge.")
         merged = clone(first)
-        class_count = np.sum([np.asarray(model.class_count_, dtype=np.float64) for model in models], axis=0)
+        with np.errstate(over="ignore"):  # an overflow is refused below
+            class_count = np.sum([np.asarray(model.class_count_, dtype=np.float64) for model in models], axis=0)
+        check_statistics({"class_count_": class_count})
         estimators = [type(shard[0])._merge(list(shard)) for shard in shards]
         params = merged._validate_params(first.n_features_in_, len(first.classes_))
         merged._commit_parts(first.classes_.copy(), first.n_features_in_, getattr(first, "feature_names_in_", None),

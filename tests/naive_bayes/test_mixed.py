@@ -1,5 +1,7 @@
 """MixedNB against the hand-computed combination of its parts and a plain numpy reference."""
 
+import pickle
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -255,6 +257,18 @@ def test_failing_partial_fit_leaves_the_model_unchanged():
     for part, counts in zip(model.estimators_, before[0]):
         np.testing.assert_array_equal(part.feature_count_, counts)
     np.testing.assert_array_equal(model.class_count_, before[1])
+
+
+@pytest.mark.parametrize("gaussian_first", [False, True])
+def test_a_part_that_overflows_leaves_every_part_unchanged(gaussian_first):
+    """The overflow is found once a part has added the batch: a part before it must not keep the batch."""
+    X = np.array([[1.0, 2.0, 0.5], [0.0, 1.0, 1.5], [3.0, 0.0, 2.5], [1.0, 1.0, 0.1]])
+    parts = [("counts", nbfast.MultinomialNB(), [0, 1]), ("values", nbfast.GaussianNB(), [2])]
+    model = nbfast.MixedNB(parts[::-1] if gaussian_first else parts).fit(X, [0, 1, 0, 1])
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="overflow float64"):
+        model.partial_fit(np.array([[1.0, 1.0, 1e300], [2.0, 0.0, -1e300]]), [0, 1])
+    assert pickle.dumps(model) == before
 
 
 def test_read_only_input_and_threads(n_threads_limit):
