@@ -1,6 +1,7 @@
 """nbfast.merge: models fitted on disjoint shards merge into the model of their union."""
 
 import copy
+import warnings
 
 import numpy as np
 import pytest
@@ -191,3 +192,16 @@ def test_merge_of_mixed_models_with_different_parts_is_refused():
                         ("normal", nbfast.GaussianNB(), slice(20, None))]).fit(X, y)
     with pytest.raises(ValueError, match="different parameters"):
         merge([a, b])
+
+
+@pytest.mark.parametrize("make", [nbfast.MultinomialNB, nbfast.BernoulliNB, nbfast.CategoricalNB, nbfast.GaussianNB,
+                                  nbfast.PoissonNB, _mixed])
+def test_merged_statistics_that_overflow_are_refused(make):
+    """Each model's statistics are finite, their sum is not: refused as fit refuses it, without a warning."""
+    X, y = shard_data()
+    X = np.minimum(X, 1.0)  # small values: the class counts overflow first
+    model = make().fit(X, y, sample_weight=np.full(len(y), 1e303))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="the model's statistics overflow float64"):
+            merge([model] * 1000)

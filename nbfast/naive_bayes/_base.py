@@ -547,8 +547,11 @@ class _StatisticsNB(_BaseNB):
         classes) override it.
         """
         check_mergeable(cls, models)
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused just below
+            stats = cls._merge_stats(models)
+        check_statistics(stats)
         merged = copy.deepcopy(models[0])
-        for name, value in cls._merge_stats(models).items():
+        for name, value in stats.items():
             setattr(merged, name, value)
         merged._derive_params(merged._validate_params(merged.n_features_in_, len(merged.classes_)))
         return merged

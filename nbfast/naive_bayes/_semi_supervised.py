@@ -34,6 +34,7 @@ from nbfast._params import N_JOBS, Interval, checks_parameters, declare
 from nbfast._validation import _feature_names, check_sample_weight, check_y, check_y_shape
 from nbfast.naive_bayes._base import _StatisticsNB
 from nbfast.naive_bayes._capabilities import NotIncremental
+from nbfast.naive_bayes._counts import check_statistics
 from nbfast.naive_bayes._labels import encode_labels, unique_classes
 from nbfast.naive_bayes._wrapper import _WrapperNB
 
@@ -89,8 +90,10 @@ def expectation(jll, labelled, y_index, row_weight, unlabelled_weight):
     jll *= (weight / total)[:, None]
     jll[labelled_rows] = 0.0
     jll[labelled_rows, y_index] = row_weight[labelled_rows]
-    log_likelihood = np.dot(row_weight[labelled_rows], labelled_jll) + np.dot(weight, log_evidence)
-    return float(log_likelihood), float(row_weight[labelled_rows].sum() + weight.sum())
+    labelled_weight = row_weight[labelled_rows]
+    counted = labelled_weight > 0  # a row of weight 0 counts for nothing, even one whose class it rules out
+    log_likelihood = np.dot(labelled_weight[counted], labelled_jll[counted]) + np.dot(weight, log_evidence)
+    return float(log_likelihood), float(labelled_weight.sum() + weight.sum())
 
 
 def _n_iter_of_older_files(fitted):
@@ -237,6 +240,7 @@ class SemiSupervisedNB(_WrapperNB):
 
         stats = model._init_stats(len(classes), n_features)
         model._accumulate(stats, X[labelled], y_index, None if sample_weight is None else sample_weight[labelled])
+        check_statistics(stats)
         model._commit(stats, classes, n_features, feature_names, params)
 
         row_weight = np.ones(n_samples) if sample_weight is None else sample_weight
@@ -245,13 +249,18 @@ class SemiSupervisedNB(_WrapperNB):
         n_iter = 0
         while True:
             class_weight = model._score(X, Output.JOINT_LOG_LIKELIHOOD)
-            total, weight = expectation(class_weight, labelled, y_index, row_weight, unlabelled_weight)
-            log_likelihood.append((total + model._log_parameter_prior()) / weight)
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # refused below
+                total, weight = expectation(class_weight, labelled, y_index, row_weight, unlabelled_weight)
+                log_likelihood.append((total + model._log_parameter_prior()) / weight)
+            if not np.isfinite(log_likelihood[-1]):
+                raise ValueError(f"the log-likelihood of the rows is {log_likelihood[-1]} in float64: sample_weight "
+                                 "is too small or too uneven; rescale it.")
             if n_iter == max_iter or not unlabelled.any() or (
                     n_iter > 0 and not abs(log_likelihood[-1] - log_likelihood[-2]) >= tol):
                 break
             stats = model._init_stats(len(classes), n_features)
             accumulate(stats, class_weight)
+            check_statistics(stats)
             model._commit(stats, classes, n_features, feature_names, params)
             n_iter += 1
 

@@ -1,6 +1,8 @@
 """SemiSupervisedNB: EM over unlabelled rows against plain references, its stopping rule, determinism, labels,
 parameters, and predictions, persistence and operations through the fitted estimator."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -294,6 +296,36 @@ def test_rows_every_class_rules_out_are_left_out_with_a_warning():
     with pytest.warns(RuntimeWarning, match="1 unlabelled row"):  # the E-step of each of the 2 models
         semi.fit(X, np.array([0, 1, -1, -1]))
     np.testing.assert_array_equal(semi.estimator_.feature_count_[:, 2], [0.0, 0.0])  # the row of feature 2 only
+    assert np.isfinite(semi.log_likelihood_).all()
+
+
+@pytest.mark.parametrize("name", COUNT_MODELS)
+def test_weights_that_overflow_are_refused(name):
+    """As the estimator's own fit refuses them, without a warning."""
+    X, y = np.eye(3).repeat(2, axis=0) + 1, np.array([0, 1, 2, -1, -1, -1])
+    semi = nbfast.SemiSupervisedNB(getattr(nbfast, name)())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="the model's statistics overflow float64"):
+            semi.fit(X, y, sample_weight=np.full(6, 1e308))
+    assert not hasattr(semi, "estimator_")
+
+
+def test_a_log_likelihood_that_is_not_finite_is_refused():
+    """Weights so small that the rows' mean log-likelihood overflows: an error, not log_likelihood_ = [-inf]."""
+    X, y = np.eye(3).repeat(2, axis=0) + 1, np.array([0, 1, 2, -1, -1, -1])
+    semi = nbfast.SemiSupervisedNB()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="the log-likelihood of the rows is -inf in float64"):
+            semi.fit(X, y, sample_weight=np.full(6, 1e-320))
+    assert not hasattr(semi, "estimator_")
+
+
+def test_a_labelled_row_of_weight_zero_counts_for_nothing():
+    """Its class may rule it out (that class has no other row): 0 * -inf must not make the log-likelihood NaN."""
+    X, y = np.eye(3).repeat(2, axis=0) + 1, np.array([-1, -1, -1, 0, 1, 2])
+    semi = nbfast.SemiSupervisedNB().fit(X, y, sample_weight=np.array([0, 0, 0, 0, 0, 1.0]))
     assert np.isfinite(semi.log_likelihood_).all()
 
 
