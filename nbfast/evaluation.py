@@ -129,17 +129,23 @@ class EvaluationCounts:
 
     def add(self, y, predicted, proba):
         """Count rows already scored: true labels, predicted class indices, probabilities (n_rows, n_classes).
+        A row without a posterior (NaN probabilities) raises ValueError.
 
         Returns
         -------
         self : EvaluationCounts
         """
+        proba = np.asarray(proba)
+        undefined = np.isnan(proba).any(axis=1)
+        if undefined.any():
+            raise ValueError(f"{int(undefined.sum())} row(s) have no posterior, the first row "
+                             f"{int(np.argmax(undefined)) + 1} of these {len(undefined)}: the model gives every class "
+                             "probability 0 (values beyond what float64 can score, or contradictory evidence)")
         true = self._true_rows(y)
         n_rows, n_classes = true.shape[0], len(self.classes)
         cells = sp.csr_array((np.ones(n_rows, dtype=np.int64), (true, predicted)), shape=self._confusion.shape)
         self._confusion = self._confusion + cells
         # log_loss: -log of the true class's probability clipped to [eps, 1 - eps]; an unseen label's is 0
-        proba = np.asarray(proba)
         eps = np.finfo(proba.dtype).eps
         known = true < n_classes
         p_true = np.zeros(n_rows, dtype=proba.dtype)

@@ -261,3 +261,14 @@ def test_plot_without_a_path_returns_the_open_figure():
         assert plt.fignum_exists(figure.number) and len(figure.axes) == 3  # matrix, its colour bar, reliability
     finally:
         plt.close(figure)
+
+
+def test_rows_without_a_posterior_are_refused_by_name():
+    """Values beyond what float64 scores give every class probability 0: NaN posteriors are an error naming the
+    first such row, not a NaN log-loss (nor a crash binning NaN confidences)."""
+    model = nbfast.GaussianNB().fit(np.array([[1.0], [2.0], [3.0], [1.0]]), [0, 1, 0, 1])
+    counts = EvaluationCounts(model)
+    X = np.array([[1.0], [1e200], [2.0]])
+    with pytest.raises(ValueError, match=r"1 row\(s\) have no posterior, the first row 2 of these 3"):
+        counts.update(X, [0, 1, 0])
+    assert counts.n_samples == 0

@@ -351,3 +351,11 @@ def test_info_top_features(tmp_path, capsys, corpus):
     assert "log-odds" not in out  # the header only, without loading the arrays
     status, _, err = run(capsys, "info", tmp_path / "m.nbf", "--top-features", 0)
     assert status == 2 and "--top-features" in err
+
+
+def test_rows_without_a_posterior_are_one_error_line(tmp_path, capsys):
+    (tmp_path / "train.svm").write_text("0 1:1\n1 1:2\n0 1:3\n1 1:1\n")
+    (tmp_path / "huge.svm").write_text("0 1:1\n1 1:1e200\n")
+    assert run(capsys, "train", tmp_path / "train.svm", "--model", "gaussian", "-o", tmp_path / "m.nbf")[0] == 0
+    status, _, err = run(capsys, "evaluate", tmp_path / "m.nbf", tmp_path / "huge.svm")
+    assert_one_line_error(status, err, "huge.svm lines 1-2: 1 row(s) have no posterior, the first row 2 of these 2")
