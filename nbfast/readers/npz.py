@@ -152,7 +152,12 @@ def _npz_blocks(path, chunk_size):
                 raise ValueError(f"{path}: indptr starts at {start}, not 0 (not a valid CSR matrix)")
             for first in range(0, n_samples, chunk_size):
                 n_rows = min(chunk_size, n_samples - first)
-                indptr = np.concatenate([[start], members["indptr"].read(n_rows)]).astype(np.int64)
+                ends = members["indptr"].read(n_rows)
+                if ends.dtype.kind == "u" and ends.size and ends.max() > np.iinfo(np.int64).max:
+                    raise ValueError(f"{path}: indptr holds {ends.max()} near row {first + 1}, beyond int64 (not a "
+                                     "valid CSR matrix)")
+                indptr = np.empty(n_rows + 1, dtype=np.int64)
+                indptr[0], indptr[1:] = start, ends
                 _check_indptr(path, indptr, first, nnz_total)
                 nnz = int(indptr[-1] - indptr[0])
                 data = members["data"].read(nnz)

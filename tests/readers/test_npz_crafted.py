@@ -70,6 +70,7 @@ def test_a_valid_archive_is_read_in_chunks(tmp_path):
     ({"indptr": np.array([0, 2, 1, 4])}, "indptr decreases at row 2"),
     ({"indptr": np.array([1, 2, 3, 4])}, "indptr starts at 1"),
     ({"indptr": np.array([0, 2, 3, 9])}, "indptr points past the 4 stored entries"),
+    ({"indptr": np.array([0, 2, 3, 2**63 + 3], np.uint64)}, "indptr holds 9223372036854775811 near row 1, beyond"),
     ({"shape": np.array([3, 4, 5])}, "member shape.npy has shape (3,), expected (2,)"),
     ({"shape": np.array([[3, 4]])}, "member shape.npy has shape (1, 2)"),
     ({"data": np.zeros((2, 2))}, "must be one-dimensional"),
