@@ -204,7 +204,7 @@ class _CountNBCV(_WrapperNB):
         y_index = encode_labels(classes, y)
         splits = self._splits(X, y, classes, y_index)
         for k, (_, test) in enumerate(splits if sample_weight is not None else ()):
-            if not sample_weight[test].sum() > 0:  # a weighted mean over them has no value
+            if not np.any(sample_weight[test] > 0):  # a weighted mean over them has no value
                 raise ValueError(f"the test rows of split {k} all have sample_weight 0, so they cannot score the "
                                  "alphas: give them weight, or choose other splits (cv).")
 

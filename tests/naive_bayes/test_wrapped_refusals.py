@@ -1,5 +1,7 @@
 """Configurations nbfast refuses say so with its own errors (TypeError, ValueError), never an internal one."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -31,3 +33,12 @@ def test_search_refuses_a_split_whose_test_rows_weigh_nothing(name):
     cv = [(np.flatnonzero(~split), np.flatnonzero(split)), (np.flatnonzero(split), np.flatnonzero(~split))]
     with pytest.raises(ValueError, match="test rows of split 0 all have sample_weight 0"):
         getattr(nbfast, name)(cv=cv).fit(X, y, sample_weight=weights)
+
+
+@pytest.mark.parametrize("name", ["MultinomialNBCV", "CategoricalNBCV"])
+def test_search_refuses_weights_that_overflow_without_a_warning(name):
+    X = np.random.default_rng(0).integers(0, 3, (40, 4)).astype(float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="the model's statistics overflow float64"):
+            getattr(nbfast, name)().fit(X, np.arange(40) % 2, sample_weight=np.full(40, 1e308))
