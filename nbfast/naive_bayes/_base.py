@@ -166,9 +166,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     def _fitted_shapes(cls, fitted, n_classes, n_features):
         """{name: shape} of the fitted arrays of a model with this many classes and features.
 
-        A list of shapes stands for a list of arrays.  ``fitted`` holds the
-        attributes about to be set (for shapes that depend on their values); an
-        attribute not listed is checked by :meth:`_validate_fitted` only.
+        A list of shapes stands for a list of arrays.  ``fitted`` holds the attributes about to be set (for shapes
+        that depend on their values); an attribute not listed is checked by :meth:`_validate_fitted` only.
         """
         return {}
 
@@ -293,9 +292,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     def _feature_scores(self):
         """How much each term raises each class's log-odds against the other classes (two classes or more).
 
-        The default contrasts the coefficients of ``_linear_export``: each
-        class's per-feature term minus the mean of the other classes' (for two
-        classes, the exact per-feature term of their log-odds).
+        The default contrasts the coefficients of ``_linear_export``: each class's per-feature term minus the mean
+        of the other classes' (for two classes, the exact per-feature term of their log-odds).
 
         Returns
         -------
@@ -541,10 +539,9 @@ class _StatisticsNB(_BaseNB):
     def _merge(cls, models):
         """The model fitted on the union of the (disjoint) shards of ``models``, all of this class and fitted.
 
-        The default checks that the models agree (parameters, classes, features),
-        sets :meth:`_merge_stats` on a copy of the first and derives the
-        parameters; estimators whose shards may differ further (GaussianNB unites
-        classes) override it.
+        The default checks that the models agree (parameters, classes, features), sets :meth:`_merge_stats` on a
+        copy of the first and derives the parameters; estimators whose shards may differ further (GaussianNB
+        unites classes) override it.
         """
         check_mergeable(cls, models)
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused just below
