@@ -98,8 +98,14 @@ def save(model, path, *, vectorizer=None, training_input=None):
         )
     if not _is_fitted(model):
         raise _compat.NotFittedError(f"This {type(model).__name__} instance is not fitted yet; only fitted models are saved.")
+    from nbfast.naive_bayes._locking import instance_lock  # here: the estimators are loaded once one is fitted
+
     encoder = _Encoder()
-    spec = encoder.model(model, type(model).__name__)
+    # Under the model's lock: a partial_fit in another thread installs its batch whole, before or after this
+    # snapshot (its arrays are then replaced, never written into, so they can be written after the lock).
+    with instance_lock(model):
+        spec = encoder.model(model, type(model).__name__)
+        summary = {"classes": model.classes_.tolist(), "n_features_in": int(model.n_features_in_)}
     vectorizer_entry = None if vectorizer is None else _vectorizer_spec(vectorizer, model.n_features_in_)
     input_entry = None if training_input is None else training_input_entry(training_input)
     entries, position = [], 0
@@ -115,7 +121,7 @@ def save(model, path, *, vectorizer=None, training_input=None):
         "format": _FORMAT_NAME,
         "format_version": FORMAT_VERSION,
         "nbfast_version": __version__,
-        "summary": {"classes": model.classes_.tolist(), "n_features_in": int(model.n_features_in_)},
+        "summary": summary,
         "model": spec,
         "arrays": entries,
         "data_nbytes": position,
