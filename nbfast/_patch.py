@@ -7,10 +7,15 @@ class it imported.
 """
 
 import sys
+import threading
 
 from nbfast import text as _text
 from nbfast._compat import PATCHED_ORIGINALS, sklearn_module
 from nbfast.naive_bayes import ESTIMATORS
+
+#: Patching and restoring run one at a time: a restore under way would otherwise let a patch record nbfast's
+#: class as scikit-learn's original, which no unpatch could then put back.
+_PATCHING = threading.Lock()
 
 
 def _replacements(text):
@@ -43,27 +48,30 @@ def patch_sklearn(*, text=True):
     names : tuple of str
         The names now served by nbfast.
     """
-    if not text:
-        _restore(sklearn_module("feature_extraction.text", "patch_sklearn").__name__)
+    replacements = _replacements(text)
     patched = []
-    for module, classes in _replacements(text):
-        for name, replacement in classes.items():
-            key = (module.__name__, name)
-            original = PATCHED_ORIGINALS.get(key, vars(module).get(name))
-            if original is None:  # a class scikit-learn does not have (PoissonNB, MixedNB)
-                continue
-            PATCHED_ORIGINALS[key] = original
-            setattr(module, name, replacement)
-            patched.append(name)
+    with _PATCHING:
+        if not text:
+            _restore(sklearn_module("feature_extraction.text", "patch_sklearn").__name__)
+        for module, classes in replacements:
+            for name, replacement in classes.items():
+                key = (module.__name__, name)
+                original = PATCHED_ORIGINALS.get(key, vars(module).get(name))
+                if original is None:  # a class scikit-learn does not have (PoissonNB, MixedNB)
+                    continue
+                PATCHED_ORIGINALS[key] = original
+                setattr(module, name, replacement)
+                patched.append(name)
     return tuple(sorted(patched))
 
 
 def unpatch_sklearn():
     """Restore scikit-learn's own classes (harmless when not patched)."""
-    _restore()
+    with _PATCHING:
+        _restore()
 
 
 def _restore(module_name=None):
-    """Put back the originals of ``module_name`` (of every module when None)."""
+    """Put back the originals of ``module_name`` (of every module when None); under ``_PATCHING``."""
     for key in [key for key in PATCHED_ORIGINALS if module_name in (None, key[0])]:
         setattr(sys.modules[key[0]], key[1], PATCHED_ORIGINALS.pop(key))

@@ -2,6 +2,9 @@
 estimators and vectorizers."""
 
 import pickle
+import sys
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -122,3 +125,33 @@ def test_an_estimator_added_to_nbfast_later_is_patched(monkeypatch):
     assert sk_nb.GaussianNB is GaussianNB
     nbfast.unpatch_sklearn()
     assert sk_nb.GaussianNB is ORIGINALS["GaussianNB"]
+
+
+def test_patching_and_unpatching_from_several_threads_at_once_restores_the_originals():
+    """A patch during a restore once recorded nbfast's class as scikit-learn's original, for good."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible
+    stop, errors = threading.Event(), []
+
+    def repeat(call):
+        while not stop.is_set():
+            try:
+                call()
+            except Exception as exc:  # noqa: BLE001 - any error fails the test below
+                errors.append(exc)
+
+    threads = [threading.Thread(target=repeat, args=(call,)) for call in
+               (nbfast.patch_sklearn, nbfast.unpatch_sklearn, lambda: nbfast.patch_sklearn(text=False))]
+    try:
+        for thread in threads:
+            thread.start()
+        time.sleep(1.0)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+        sys.setswitchinterval(interval)
+    nbfast.unpatch_sklearn()
+    assert not errors, errors[:3]
+    assert all(getattr(sk_nb, name) is original for name, original in ORIGINALS.items())
+    assert all(getattr(sk_text, name) is original for name, original in TEXT_ORIGINALS.items())
