@@ -217,6 +217,10 @@ def _labels(column, path, rows, pa, pc):
     empty = np.diff(string_buffers(labels)[1]) == 0
     if empty.any():
         raise ValueError(f"{path} row {rows[np.argmax(empty)]}: empty label")
+    nul_end = pc.ends_with(labels, pattern="\0")  # an array of str would drop the NUL: "a\0" would become "a"
+    if pc.any(nul_end).as_py():
+        raise ValueError(f"{path} row {_first(nul_end, rows)}: the label ends with a NUL character (U+0000), which "
+                         "an array of labels would drop, making it another label")
     return np.array(labels.to_pylist())
 
 

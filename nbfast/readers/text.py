@@ -106,7 +106,23 @@ def _documents_and_labels(kind, text, n, found, bad, problem, spans, tsv):
         raise _LineError(bad, "no tab (expected label<TAB>text)" if problem == _lines.NO_TAB else "empty label")
     if found != n:  # pragma: no cover - the file's lines end at the newlines the kernel splits at
         raise ValueError(f"found {found} lines in a block of {n}")
-    return kind(text, *spans[:2]), kind(text, *spans[2:]).to_array if tsv else None
+    if not tsv:
+        return kind(text, *spans[:2]), None
+    labels = kind(text, *spans[2:])
+    if ("\0" if isinstance(text, str) else b"\0") in text:  # rare: then each label is looked at
+        _check_label_ends(labels)
+    return kind(text, *spans[:2]), labels.to_array
+
+
+#: An array of str drops trailing NULs: "a\0" would become the class "a".
+_NUL_END = "the label ends with a NUL character (U+0000), which an array of labels would drop, making it another label"
+
+
+def _check_label_ends(labels):
+    """Refuse (_LineError) a label that ends with NUL."""
+    for index, label in enumerate(labels):
+        if label.endswith("\0"):
+            raise _LineError(index, _NUL_END)
 
 
 def _parse_lines(lines, decoding, fields):
@@ -148,6 +164,8 @@ def _parse_jsonl(lines, decoding, fields):
                 raise _LineError(index, f"field {label_field!r} is {_json_type(label)}, not a string or a number")
             if isinstance(label, str):
                 label = label.strip()
+                if label.endswith("\0"):
+                    raise _LineError(index, _NUL_END)
             elif abs(label) > _EXACT_INTEGERS:
                 raise _LineError(index, f"label {label!r} is beyond 2**53 in magnitude: such numbers are not exact "
                                         "in float64 and two labels could become one class; write it as a string")

@@ -261,3 +261,16 @@ def test_a_huge_category_is_refused_and_max_categories_clips(tmp_path, capsys):
     _one_line_error(status, err, "category columns (--max-categories)", "--max-n-features", "lower --max-categories")
     status, err = _run(capsys, "train", tmp_path / "x.svm", "-o", tmp_path / "n.nbf", "--max-categories", "4")
     _one_line_error(status, err, "--max-categories does not apply to --model multinomial")
+
+
+@pytest.mark.parametrize("name, content, options", [
+    ("d.tsv", b"b\tx y\na\x00\tfoo bar\na\tbaz\n", []),
+    ("d.tsv", "b\tx y\na\x00\tfoo bar\na\tbaz\n".encode("latin-1"), ["--encoding", "latin-1"]),
+    ("d.jsonl", b'{"label": "b", "text": "x y"}\n{"label": "a\\u0000", "text": "foo"}\n', []),
+])  # fmt: skip
+def test_a_label_ending_with_nul_is_refused_not_merged(tmp_path, capsys, name, content, options):
+    """An array of str drops trailing NULs: "a\\0" would silently have become the class "a"."""
+    (tmp_path / name).write_bytes(content)
+    status, err = _run(capsys, "train", tmp_path / name, "-o", tmp_path / "m.nbf", *options)
+    _one_line_error(status, err, f"{name} line 2: the label ends with a NUL character")
+    assert not (tmp_path / "m.nbf").exists()

@@ -321,3 +321,9 @@ def test_without_pyarrow_the_error_names_the_extra(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "pyarrow", None)  # as if not installed
     with pytest.raises(MissingDependency, match=r"pip install 'nbfast\[arrow\]'"):
         read(path)
+
+
+def test_a_label_ending_with_nul_is_refused(tmp_path):
+    path = write(pa.table({"text": ["a b", "c d"], "label": ["x", "x\0"]}), tmp_path, "parquet")
+    with pytest.raises(ValueError, match="data.parquet row 2: the label ends with a NUL character"):
+        read(path, fields=("label", "text"))
