@@ -153,7 +153,7 @@ def _npz_blocks(path, chunk_size):
             for first in range(0, n_samples, chunk_size):
                 n_rows = min(chunk_size, n_samples - first)
                 ends = members["indptr"].read(n_rows)
-                if ends.dtype.kind == "u" and ends.size and ends.max() > np.iinfo(np.int64).max:
+                if ends.dtype.kind == "u" and ends.size and ends.max() > np.uint64(np.iinfo(np.int64).max):
                     raise ValueError(f"{path}: indptr holds {ends.max()} near row {first + 1}, beyond int64 (not a "
                                      "valid CSR matrix)")
                 indptr = np.empty(n_rows + 1, dtype=np.int64)
