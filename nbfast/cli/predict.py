@@ -93,9 +93,9 @@ def kept_columns(args):
     """The columns --keep copies: those of the first input, but the text's (CommandError for standard input,
     which can be read only once)."""
     first = args.input[0]
-    if first == STDIN:
-        raise CommandError("--keep reads the columns of its input first, which standard input does not allow: "
-                           "name the columns to copy with --id-field")
+    if first == STDIN or os.path.exists(first) and not os.path.isfile(first):
+        raise CommandError("--keep reads the columns of its input first, which standard input or a pipe does not "
+                           "allow: name the columns to copy with --id-field")
     check_inputs(args)  # before reading them
     return [name for name in column_names(first, input_format(first, args.file_format)) if name != args.text_field]
 

@@ -252,9 +252,15 @@ def _parquet(path, columns, chunk_size, pa, pq):
             yield batch, size * done // total
 
 
+def _seekable(path):
+    """Whether ``path`` is a regular file, read by pyarrow itself and as often as needed; standard input or a pipe
+    (a FIFO, the shell's ``<(...)``) is read once, front to back, as a Python file."""
+    return str(path) != STDIN and os.path.isfile(path)
+
+
 def _arrow(path, columns, chunk_size, pa, ipc):
     """(record batch of ``columns``, bytes read so far) through an Arrow IPC file, or stream."""
-    if str(path) != STDIN:
+    if _seekable(path):
         with pa.OSFile(str(path)) as f:
             try:
                 reader = ipc.open_file(f)
@@ -284,9 +290,9 @@ def _csv_source(path, pa):
 
     A file is read by pyarrow itself, not through a Python file object: pyarrow's CSV reader reads ahead in a
     thread of its own, which would call into Python, and can abort the interpreter as it exits when the read
-    ended in an error.  Standard input can only be a Python file; it is read without that thread.
+    ended in an error.  Standard input or a pipe is read as a Python file, without that thread.
     """
-    if str(path) == STDIN:
+    if not _seekable(path):
         with open_input(path) as f:
             yield f, f
         return
@@ -306,7 +312,7 @@ def _csv_source(path, pa):
 
 def _csv_reader(source, path, csv, convert=None):
     """pyarrow's streaming reader of a CSV file's rows, from ``source`` (see :func:`_csv_source`)."""
-    read = csv.ReadOptions(block_size=_CSV_BLOCK_BYTES, use_threads=str(path) != STDIN)
+    read = csv.ReadOptions(block_size=_CSV_BLOCK_BYTES, use_threads=_seekable(path))
     return csv.open_csv(source, read_options=read, parse_options=csv.ParseOptions(newlines_in_values=True),
                         convert_options=convert)
 
@@ -322,15 +328,15 @@ def _csv(path, columns, chunk_size, pa, csv):
     as text.
 
     A file's header is read first, to refuse a column named twice (pyarrow would read the first); standard input
-    can be read only once, and there the first is read.
+    or a pipe can be read only once, and there the first is read.
     """
-    if str(path) != STDIN:
+    if _seekable(path):
         _check_names(path, _csv_names(path, pa, csv), columns.names)
     convert = csv.ConvertOptions(include_columns=columns.names, column_types=dict.fromkeys(columns.names, pa.string()))
     with _csv_source(path, pa) as (source, position):
         try:
             reader = _csv_reader(source, path, csv, convert)
-        except KeyError as exc:  # standard input lacks a column: pyarrow's message names it
+        except KeyError as exc:  # standard input or a pipe lacks a column: pyarrow's message names it
             missing = re.search(r"Column '(.*)' in include_columns", str(exc))
             if missing:
                 raise ValueError(f"{path}: no column {missing[1]!r} in the header") from None
@@ -351,11 +357,12 @@ def column_names(path, file_format):
         if file_format == "parquet":
             return reader.read_schema(path).names
         if file_format == "arrow":
-            with pa.OSFile(str(path)) as f:
-                try:
-                    return reader.open_file(f).schema.names
-                except pa.ArrowInvalid:  # not the file format: a stream
-                    pass
+            if _seekable(path):
+                with pa.OSFile(str(path)) as f:
+                    try:
+                        return reader.open_file(f).schema.names
+                    except pa.ArrowInvalid:  # not the file format: a stream
+                        pass
             with open_input(path) as f:
                 return reader.open_stream(f).schema.names
         return _csv_names(path, pa, reader)

@@ -1,8 +1,10 @@
 """`nbfast train / predict / evaluate` on columnar files (Parquet, Arrow IPC, CSV): the results of the same rows as
 TSV, and one clear error line for what cannot be read."""
 
+import os
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -388,3 +390,31 @@ def test_an_infinite_label_is_one_error_line(tmp_path, capsys):
     data = write(pa.table({"body": ["a b", "c d", "e f"], "label": [1.0, np.inf, 0.0]}), tmp_path / "docs.parquet")
     status, _, err = run_cli(capsys, "train", data, "--text-field", "body", "-o", tmp_path / "m.nbf")
     assert_one_line_error(status, err, "docs.parquet row 2: the label is infinite")
+
+
+@pytest.mark.parametrize("fmt", ["csv", "arrow stream"])
+def test_a_pipe_is_read_once_as_standard_input_is(table, model, tmp_path, capsys, fmt):
+    """A FIFO (the shell's <(...)) can be read only once, front to back: not by pyarrow's own files, which seek."""
+    if fmt == "csv":
+        data = write(table, tmp_path / "docs.csv")
+    else:
+        data = tmp_path / "docs.arrows"
+        with ipc.new_stream(data, table.schema) as writer:
+            writer.write_table(table, max_chunksize=97)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    feeder = threading.Thread(target=lambda: fifo.write_bytes(data.read_bytes()), daemon=True)
+    feeder.start()
+    options = ["--format", fmt.split()[0], "--text-field", "body", "--id-field", "doc_id", "-o", "-"]
+    status, piped, err = run_cli(capsys, "predict", model, fifo, *options)
+    feeder.join(30)
+    assert status == 0, err
+    status, read, err = run_cli(capsys, "predict", model, data, *options)
+    assert status == 0 and piped == read and piped.count("\n") == 601, err
+    feeder = threading.Thread(target=lambda: fifo.write_bytes(data.read_bytes()), daemon=True)
+    feeder.start()
+    status, _, err = run_cli(capsys, "predict", model, fifo, *options[:-4], "--keep", "-o", "-")
+    assert_one_line_error(status, err, "--keep reads the columns of its input first", "a pipe")
+    with open(fifo, "rb") as f:  # the feeder's side: nothing read it
+        f.read()
+    feeder.join(30)
