@@ -28,7 +28,7 @@ from nbfast.cli._input import (
     read_blocks,
 )
 from nbfast.cli._writers import ArrowWriter, CsvWriter, NpyWriter, ParquetWriter, Predictions, prediction_columns
-from nbfast.readers import COLUMNAR_FORMATS, STDIN, input_format
+from nbfast.readers import COLUMNAR_FORMATS, input_format, read_once
 from nbfast.readers.columnar import column_names
 
 #: OUT's extension -> its writer; CSV for any other (.csv, .txt, none, or - for standard output).
@@ -93,7 +93,7 @@ def kept_columns(args):
     """The columns --keep copies: those of the first input, but the text's (CommandError for standard input,
     which can be read only once)."""
     first = args.input[0]
-    if first == STDIN or os.path.exists(first) and not os.path.isfile(first):
+    if read_once(first):
         raise CommandError("--keep reads the columns of its input first, which standard input or a pipe does not "
                            "allow: name the columns to copy with --id-field")
     check_inputs(args)  # before reading them

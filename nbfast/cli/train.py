@@ -14,8 +14,6 @@ the second pass and is fitted on all of them at its end: its memory grows with
 the input.
 """
 
-import os
-import stat
 import sys
 import time
 import warnings
@@ -43,7 +41,7 @@ from nbfast.naive_bayes._base import unique_classes
 from nbfast.naive_bayes._batches import BatchFit
 from nbfast.naive_bayes._cv import DEFAULT_ALPHAS
 from nbfast.persist import save
-from nbfast.readers import COLUMNAR_FORMATS, STDIN, input_format
+from nbfast.readers import COLUMNAR_FORMATS, input_format, read_once
 from nbfast.text import VECTORIZERS as TEXT_VECTORIZERS
 from nbfast.text import CountVectorizer, HashingVectorizer
 from nbfast.text._counted_parts import CountedParts
@@ -320,7 +318,7 @@ def check_rereadable(args):
     """Refuse inputs that cannot be read twice (a pipe, a terminal, standard input): training reads its input
     once for the labels and once to fit (CommandError)."""
     for path in args.input:
-        if path == STDIN or os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):  # folders: before
+        if read_once(path):  # folders were refused before
             raise CommandError(f"{path} is not a regular file (a pipe or a device?): `nbfast train` reads its input "
                                "more than once (the labels first, then the fit); save it to a file first")
 

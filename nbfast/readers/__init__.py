@@ -13,14 +13,14 @@ Each reader yields :class:`Block` objects; ``Block.to_csr(n_features)`` checks
 feature indices against the model's and names the offending line.
 """
 
-from nbfast.readers._block import STDIN, Block, StepError, ordered_map, prefetch
+from nbfast.readers._block import STDIN, Block, StepError, ordered_map, prefetch, read_once
 from nbfast.readers.columnar import COLUMNAR_FORMATS, iter_columnar, pyarrow_modules
 from nbfast.readers.npz import iter_npz, save_npz
 from nbfast.readers.svmlight import iter_svmlight
 from nbfast.readers.text import TEXT_FORMATS, check_encoding, import_dependencies, iter_text
 
 __all__ = ["COLUMNAR_FORMATS", "FORMATS", "SEEKING_FORMATS", "STDIN", "TEXT_FORMATS", "Block",
-           "input_format", "iter_blocks", "iter_columnar", "iter_npz", "iter_svmlight", "ordered_map", "prefetch",
+           "input_format", "iter_blocks", "iter_columnar", "iter_npz", "iter_svmlight", "ordered_map", "prefetch", "read_once",
            "save_npz"]
 
 #: Input formats, and the file extensions (also under .gz/.bz2) that select them.

@@ -5,6 +5,7 @@ import bz2
 import collections
 import functools
 import gzip
+import os
 import queue
 import sys
 import threading
@@ -107,6 +108,12 @@ def finished(block, then):
 
 #: The path that names standard input, as command-line tools take it.
 STDIN = "-"
+
+
+def read_once(path):
+    """Whether ``path`` can be read only once, front to back: standard input, or a pipe or a device named by a
+    path (a FIFO, the shell's ``<(...)``).  A missing path is not: opening it reports that."""
+    return str(path) == STDIN or os.path.exists(path) and not os.path.isfile(path)
 
 
 def open_input(path):

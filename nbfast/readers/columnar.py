@@ -28,7 +28,7 @@ import numpy as np
 
 from nbfast import _compat
 from nbfast.readers._arrow import numeric_values
-from nbfast.readers._block import STDIN, Block, finished, open_input, ordered_map
+from nbfast.readers._block import Block, finished, open_input, ordered_map, read_once
 from nbfast.readers.text import document_rows, import_dependencies
 from nbfast.text._arrow import arrow_documents, string_buffers
 
@@ -252,15 +252,9 @@ def _parquet(path, columns, chunk_size, pa, pq):
             yield batch, size * done // total
 
 
-def _seekable(path):
-    """Whether ``path`` is a regular file, read by pyarrow itself and as often as needed; standard input or a pipe
-    (a FIFO, the shell's ``<(...)``) is read once, front to back, as a Python file."""
-    return str(path) != STDIN and os.path.isfile(path)
-
-
 def _arrow(path, columns, chunk_size, pa, ipc):
     """(record batch of ``columns``, bytes read so far) through an Arrow IPC file, or stream."""
-    if _seekable(path):
+    if not read_once(path):  # a file read by pyarrow itself; else a stream read as a Python file
         with pa.OSFile(str(path)) as f:
             try:
                 reader = ipc.open_file(f)
@@ -292,7 +286,7 @@ def _csv_source(path, pa):
     thread of its own, which would call into Python, and can abort the interpreter as it exits when the read
     ended in an error.  Standard input or a pipe is read as a Python file, without that thread.
     """
-    if not _seekable(path):
+    if read_once(path):
         with open_input(path) as f:
             yield f, f
         return
@@ -312,7 +306,7 @@ def _csv_source(path, pa):
 
 def _csv_reader(source, path, csv, convert=None):
     """pyarrow's streaming reader of a CSV file's rows, from ``source`` (see :func:`_csv_source`)."""
-    read = csv.ReadOptions(block_size=_CSV_BLOCK_BYTES, use_threads=_seekable(path))
+    read = csv.ReadOptions(block_size=_CSV_BLOCK_BYTES, use_threads=not read_once(path))
     return csv.open_csv(source, read_options=read, parse_options=csv.ParseOptions(newlines_in_values=True),
                         convert_options=convert)
 
@@ -330,7 +324,7 @@ def _csv(path, columns, chunk_size, pa, csv):
     A file's header is read first, to refuse a column named twice (pyarrow would read the first); standard input
     or a pipe can be read only once, and there the first is read.
     """
-    if _seekable(path):
+    if not read_once(path):
         _check_names(path, _csv_names(path, pa, csv), columns.names)
     convert = csv.ConvertOptions(include_columns=columns.names, column_types=dict.fromkeys(columns.names, pa.string()))
     with _csv_source(path, pa) as (source, position):
@@ -357,7 +351,7 @@ def column_names(path, file_format):
         if file_format == "parquet":
             return reader.read_schema(path).names
         if file_format == "arrow":
-            if _seekable(path):
+            if not read_once(path):
                 with pa.OSFile(str(path)) as f:
                     try:
                         return reader.open_file(f).schema.names
